@@ -1,0 +1,53 @@
+"""wgrad: PyTorch's autograd semantics on JAX arrays.
+
+``import wgrad as torch`` runs ordinary autograd code; complex gradients follow PyTorch's
+conjugate-Wirtinger convention (``.grad`` is the conjugate of ``jax.grad``).
+
+Importing wgrad turns on JAX's 64-bit mode (``jax_enable_x64``) so that float64,
+complex128 and int64 exist, as in torch; set ``WGRAD_DISABLE_X64=1`` before import to
+keep JAX in 32-bit mode (64-bit dtypes then raise a clear error).
+"""
+import jax as _jax
+
+from . import _dtype
+
+if _dtype.X64_ENABLED:
+    _jax.config.update("jax_enable_x64", True)
+
+from ._dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # noqa: E402,A004
+                     float32, float64, get_default_dtype, int8, int16, int32, int64,
+                     promote_types, set_default_dtype, uint8)
+from ._dtype import as_dtype as _as_dtype  # noqa: E402,F401
+from ._device import device  # noqa: E402
+from ._tensor import Size, Tensor  # noqa: E402
+from . import ops  # noqa: E402
+from .ops import *  # noqa: E402,F401,F403
+from .ops._promote import result_type  # noqa: E402
+from ._creation import *  # noqa: E402,F401,F403
+from . import autograd  # noqa: E402
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
+
+half, float, double = float16, float32, float64  # noqa: A001
+cfloat, cdouble, long, short = complex64, complex128, int64, int16
+chalf = None
+__version__ = "0.1.0"
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins_bool(input.item())
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_bool = _builtins.bool

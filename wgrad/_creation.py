@@ -1,0 +1,275 @@
+"""Tensor creation: tensor, zeros, ones, full, arange, linspace, eye, random draws."""
+import builtins
+import math
+import threading
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dtype as D
+from ._tensor import Tensor, _make
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
+           "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm",
+           "normal", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like",
+           "randn_like", "randint_like", "manual_seed", "seed", "initial_seed",
+           "get_rng_state", "set_rng_state", "scalar_tensor"]
+
+
+def _finish(data, requires_grad, device=None):
+    if device is not None:
+        from ._device import device as _dev
+        data = jax.device_put(data, _dev(device).jax_device())
+    t = _make(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_dtype(np_arr, from_python):
+    k = np_arr.dtype.kind
+    if not from_python:
+        return D.from_np(np_arr.dtype)
+    if k == "b":
+        return D.bool
+    if k in "iu":
+        return D.default_int()
+    if k == "f":
+        return D.get_default_dtype()
+    if k == "c":
+        return D.default_complex()
+    raise TypeError(f"Could not infer dtype of {np_arr.dtype}")
+
+
+def _to_numpy(data):
+    if isinstance(data, Tensor):
+        return np.asarray(data._data), False
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.asarray(data), False
+    if isinstance(data, jax.Array):
+        return data, False
+    if isinstance(data, (list, tuple)):
+        flat = [_to_numpy(x)[0] if isinstance(x, (Tensor, list, tuple)) else x for x in data]
+        return np.asarray(flat), True
+    return np.asarray(data), True
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new leaf tensor holding a copy of ``data`` (nested lists, numbers, arrays).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.tensor([1.0, 2.0], requires_grad=True)
+    tensor([1., 2.], requires_grad=True)
+    """
+    arr, from_python = _to_numpy(data)
+    if dtype is None:
+        if isinstance(arr, jax.Array):
+            d = D.from_np(arr.dtype)
+        else:
+            d = _infer_dtype(arr, from_python)
+    else:
+        d = D.check_x64(D.as_dtype(dtype))
+    if not D.X64_ENABLED and d.name in ("float64", "complex128", "int64") and dtype is None:
+        d = {"float64": D.float32, "complex128": D.complex64, "int64": D.int32}[d.name]
+    out = jnp.array(arr, dtype=d.np)
+    return _finish(out, requires_grad, device)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but shares ``data`` when it already is a Tensor of that dtype."""
+    if isinstance(data, Tensor) and (dtype is None or D.as_dtype(dtype) is data.dtype) \
+            and device is None:
+        return data
+    if isinstance(data, jax.Array) and dtype is None and device is None:
+        return _make(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray):
+    return tensor(np.asarray(ndarray), dtype=D.from_np(ndarray.dtype))
+
+
+def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
+    return tensor(s, dtype=dtype or D.get_default_dtype(), device=device,
+                  requires_grad=requires_grad)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    return tuple(int(s) for s in size)
+
+
+def _dt(dtype, default=None):
+    if dtype is None:
+        return default or D.get_default_dtype()
+    return D.check_x64(D.as_dtype(dtype))
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(jnp.zeros(_size(size), _dt(dtype).np), requires_grad, device)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _finish(jnp.ones(_size(size), _dt(dtype).np), requires_grad, device)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        from .ops._promote import scalar_dtype
+        dtype = scalar_dtype(fill_value)
+    return _finish(jnp.full(tuple(size), fill_value, _dt(dtype).np), requires_grad, device)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    vals = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        is_int = all(isinstance(v, (int, np.integer)) for v in vals)
+        dtype = D.default_int() if is_int else D.get_default_dtype()
+    d = _dt(dtype)
+    n = builtins.max(0, math.ceil((vals[1] - vals[0]) / vals[2]))
+    data = (vals[0] + vals[2] * np.arange(n, dtype=np.float64)).astype(d.np) \
+        if not d.is_complex else np.arange(n) * vals[2] + vals[0]
+    return _finish(jnp.asarray(data, d.np), requires_grad, device)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    d = _dt(dtype, D.default_complex() if builtins.any(
+        isinstance(v, complex) for v in (start, end)) else None)
+    return _finish(jnp.linspace(start, end, int(steps), dtype=d.np), requires_grad, device)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    d = _dt(dtype)
+    return _finish(jnp.logspace(start, end, int(steps), base=base, dtype=d.np), requires_grad,
+                   device)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    return _finish(jnp.eye(n, m, dtype=_dt(dtype).np), requires_grad, device)
+
+
+# -- random ----------------------------------------------------------------------------
+# NOTE [Random numbers]
+# wgrad draws on the host from one numpy PCG64 generator (torch's global generator
+# equivalent; not torch's stream): cheap for the small draws of notebooks and tests, and
+# reproducible with manual_seed. Complex normals have E|z|^2 = 1 (real and imaginary
+# parts each N(0, 1/2)), as torch draws them.
+
+_gen = {"seed": 0, "rng": np.random.Generator(np.random.PCG64(0))}
+_lock = threading.Lock()
+
+
+def manual_seed(seed):
+    """Seed the global generator; returns it (as torch.manual_seed does)."""
+    with _lock:
+        _gen["seed"] = int(seed)
+        _gen["rng"] = np.random.Generator(np.random.PCG64(int(seed)))
+    return _gen["rng"]
+
+
+def seed():
+    s = int(np.random.SeedSequence().entropy % (2 ** 63))
+    manual_seed(s)
+    return s
+
+
+def initial_seed():
+    return _gen["seed"]
+
+
+def get_rng_state():
+    return _gen["rng"].bit_generator.state
+
+
+def set_rng_state(state):
+    _gen["rng"].bit_generator.state = state
+
+
+def _rng(generator):
+    return generator if generator is not None else _gen["rng"]
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    d = _dt(dtype)
+    shape = _size(size)
+    with _lock:
+        r = _rng(generator)
+        if d.is_complex:
+            a = r.random(shape) + 1j * r.random(shape)
+        else:
+            a = r.random(shape)
+    return _finish(jnp.asarray(a, d.np), requires_grad, device)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    d = _dt(dtype)
+    shape = _size(size)
+    with _lock:
+        r = _rng(generator)
+        if d.is_complex:
+            a = (r.standard_normal(shape) + 1j * r.standard_normal(shape)) * math.sqrt(0.5)
+        else:
+            a = r.standard_normal(shape)
+    return _finish(jnp.asarray(a, d.np), requires_grad, device)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
+    return randn(*(size or ()), generator=generator, dtype=dtype) * std + mean
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    d = _dt(dtype, D.default_int())
+    with _lock:
+        a = _rng(generator).integers(low, high, size=tuple(size))
+    return _finish(jnp.asarray(a, d.np), requires_grad, device)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    d = _dt(dtype, D.default_int())
+    with _lock:
+        a = _rng(generator).permutation(n)
+    return _finish(jnp.asarray(a, d.np), requires_grad, device)
+
+
+def _like(fn):
+    def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+             **kw):
+        return fn(tuple(input.shape), dtype=dtype or input.dtype, device=device,
+                  requires_grad=requires_grad, **kw)
+    like.__name__ = fn.__name__ + "_like"
+    return like
+
+
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+empty_like = _like(empty)
+rand_like = _like(rand)
+randn_like = _like(randn)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device,
+                requires_grad=requires_grad)
+
+
+def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False):
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device)

@@ -1,0 +1,65 @@
+"""Torch-style device names mapped onto JAX devices."""
+import jax
+
+__all__ = ["device"]
+
+
+class device:
+    """``wgrad.device("cpu")``, ``device("cuda:1")``; "gpu" is an alias of "cuda"."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):  # noqa: A002 - torch's argument name
+        if isinstance(type, device):
+            self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int):
+            type, index = "cuda", type
+        name = str(type)
+        if ":" in name:
+            name, idx = name.split(":", 1)
+            if index is not None:
+                raise RuntimeError("type (string) must not include an index because index "
+                                   "was passed explicitly: " + str(type))
+            index = int(idx)
+        name = {"gpu": "cuda"}.get(name, name)
+        if name not in ("cpu", "cuda", "tpu"):
+            raise RuntimeError(f"Expected one of cpu, cuda, gpu, tpu device type at start of "
+                               f"device string: {type}")
+        self.type, self.index = name, index
+
+    def __repr__(self):
+        idx = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{idx})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def jax_device(self):
+        """The JAX device this names."""
+        platform = {"cuda": "gpu"}.get(self.type, self.type)
+        try:
+            devs = jax.devices(platform)
+        except RuntimeError:
+            raise RuntimeError(f"wgrad: no {self.type} device is available to JAX "
+                               f"(jax.devices() = {jax.devices()})") from None
+        i = self.index or 0
+        if i >= len(devs):
+            raise RuntimeError(f"wgrad: {self} is out of range: JAX sees {len(devs)} "
+                               f"{self.type} device(s)")
+        return devs[i]
+
+    @staticmethod
+    def of_jax(d):
+        t = {"gpu": "cuda"}.get(d.platform, d.platform)
+        same = jax.devices(d.platform)
+        idx = same.index(d) if d in same else d.id
+        return device(t, None if (t == "cpu" and idx == 0) else idx)

@@ -1,0 +1,152 @@
+"""Torch-named dtypes over numpy/JAX dtypes."""
+import builtins
+import os
+
+import numpy as np
+
+__all__ = ["dtype", "get_default_dtype", "set_default_dtype", "as_dtype", "promote_types",
+           "X64_ENABLED"]
+
+# NOTE [64-bit dtypes]
+# wgrad enables JAX's x64 mode at import so float64/complex128/int64 exist, as in torch.
+# WGRAD_DISABLE_X64=1 opts out: asking for a 64-bit dtype then raises, and integer
+# tensors default to int32.
+X64_ENABLED = os.environ.get("WGRAD_DISABLE_X64", "0") in ("", "0", "false", "False")
+
+
+class dtype:
+    """A tensor element type, printed as torch prints it (``wgrad.float32``)."""
+
+    __slots__ = ("name", "np", "is_complex", "is_floating_point", "is_signed", "itemsize",
+                 "_category")
+
+    def __init__(self, name, np_dtype, category):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self._category = category  # 0 bool, 1 int, 2 float, 3 complex
+        self.is_complex = category == 3
+        self.is_floating_point = category == 2
+        self.is_signed = name not in ("bool", "uint8")
+        self.itemsize = self.np.itemsize
+
+    def __repr__(self):
+        return "wgrad." + self.name
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+    def to_real(self):
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+
+    def to_complex(self):
+        return {"float32": complex64, "float64": complex128, "float16": complex64,
+                "bfloat16": complex64}.get(self.name, self)
+
+
+def _bf16():
+    import ml_dtypes
+    return ml_dtypes.bfloat16
+
+
+bool = dtype("bool", np.bool_, 0)  # noqa: A001 - torch's name
+uint8 = dtype("uint8", np.uint8, 1)
+int8 = dtype("int8", np.int8, 1)
+int16 = dtype("int16", np.int16, 1)
+int32 = dtype("int32", np.int32, 1)
+int64 = dtype("int64", np.int64, 1)
+float16 = dtype("float16", np.float16, 2)
+bfloat16 = dtype("bfloat16", _bf16(), 2)
+float32 = dtype("float32", np.float32, 2)
+float64 = dtype("float64", np.float64, 2)
+complex64 = dtype("complex64", np.complex64, 3)
+complex128 = dtype("complex128", np.complex128, 3)
+
+_ALL = [bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+        complex64, complex128]
+_BY_NP = {d.np: d for d in _ALL}
+_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME.update(half=float16, float=float32, double=float64, cfloat=complex64,
+                cdouble=complex128, long=int64, int=int32, short=int16)
+_64BIT = {"int64", "float64", "complex128"}
+
+_default = [float32]
+
+
+def get_default_dtype():
+    """The dtype of floating tensors made from Python floats (``float32`` unless set)."""
+    return _default[0]
+
+
+def set_default_dtype(d):
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default[0] = d
+
+
+def default_int():
+    return int64 if X64_ENABLED else int32
+
+
+def default_complex():
+    return complex128 if _default[0] is float64 else complex64
+
+
+def check_x64(d):
+    if not X64_ENABLED and d.name in _64BIT:
+        raise RuntimeError(
+            f"wgrad.{d.name} is unavailable: WGRAD_DISABLE_X64 is set, so JAX runs in 32-bit "
+            f"mode. Use a 32-bit dtype, or unset WGRAD_DISABLE_X64 before importing wgrad.")
+    return d
+
+
+def as_dtype(d):
+    """Convert a wgrad dtype, numpy/JAX dtype, Python type or name to a wgrad dtype."""
+    if isinstance(d, dtype):
+        return d
+    if isinstance(d, str):
+        try:
+            return _BY_NAME[d.replace("wgrad.", "").replace("torch.", "")]
+        except KeyError:
+            raise TypeError(f"unknown dtype {d!r}") from None
+    if d is builtins.bool:
+        return bool
+    if d is int:
+        return default_int()
+    if d is float:
+        return get_default_dtype()
+    if d is complex:
+        return default_complex()
+    try:
+        return _BY_NP[np.dtype(d)]
+    except (KeyError, TypeError):
+        raise TypeError(f"wgrad has no dtype for {d!r}") from None
+
+
+def from_np(npd):
+    d = _BY_NP.get(npd)
+    if d is None:
+        d = _BY_NP[np.dtype(npd)]
+    return d
+
+
+_PROMOTE = {}
+
+
+def promote_types(a, b):
+    """torch.promote_types: the smallest dtype both ``a`` and ``b`` convert to."""
+    key = (a, b)
+    r = _PROMOTE.get(key)
+    if r is None:
+        if a is b:
+            r = a
+        elif {a.name, b.name} == {"bfloat16", "float16"}:
+            r = float32
+        elif a.is_complex or b.is_complex:
+            real = promote_types(a.to_real(), b.to_real())
+            r = complex128 if real in (float64,) else complex64
+        else:
+            r = from_np(np.promote_types(a.np, b.np)) if "bfloat16" not in (a.name, b.name) \
+                else (a if a._category >= b._category else b)
+        _PROMOTE[key] = r
+    return r

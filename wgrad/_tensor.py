@@ -1,0 +1,471 @@
+"""Tensor: a jax.Array plus autograd metadata. Dunders are one-line delegates to ops."""
+import warnings
+
+import numpy as np
+
+from . import _dtype
+from ._device import device as _device
+from .autograd.grad_mode import _state as _grad_state
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """A tensor's shape (a tuple), printed as torch prints it."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"wgrad.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class _VersionCounter:
+    """Shared by a tensor and all its views; bumped by every in-place op."""
+
+    __slots__ = ("v",)
+
+    def __init__(self):
+        self.v = 0
+
+
+_ERR_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If you want to "
+                  "use a computed variable in a subgraph that doesn't require differentiation "
+                  "use var_no_grad = var.detach().")
+
+
+class Tensor:
+    """An n-dimensional array (a ``jax.Array``) that can record autograd history.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> z = wgrad.tensor([1 + 1j], requires_grad=True)
+    >>> (z.abs() ** 2).sum().backward()
+    >>> z.grad
+    tensor([2.+2.j])
+    """
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
+                 "_base", "_retains_grad", "_hooks", "_post_acc_hooks", "_grad_acc",
+                 "_is_inference", "_view_meta", "__weakref__")
+
+    def __init__(self, data=()):
+        from ._creation import tensor as _tensor_fn
+        t = _tensor_fn(data, dtype=_dtype.get_default_dtype() if not isinstance(data, Tensor)
+                       else None)
+        _init(self, t._data, None, 0)
+
+    @staticmethod
+    def _make(data, grad_fn=None, output_nr=0):
+        t = _new(Tensor)
+        _init(t, data, grad_fn, output_nr)
+        return t
+
+    def _new_like_data(self, data):
+        return _make(data)
+
+    # -- metadata --------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        return _dtype.from_np(self._data.dtype)
+
+    @property
+    def device(self):
+        try:
+            devs = self._data.devices()
+        except Exception:  # a tracer has no committed device
+            return _device("cpu")
+        return _device.of_jax(next(iter(devs)))
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_inference(self):
+        return self._is_inference
+
+    @property
+    def _version(self):
+        return self._vc.v
+
+    def _is_view(self):
+        return self._base is not None
+
+    # -- autograd metadata ---------------------------------------------------------------
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad or self._grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set whether autograd records operations on this (leaf) tensor."""
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(_ERR_LEAF_FLAG)
+            return self
+        if requires_grad:
+            d = self.dtype
+            if not (d.is_floating_point or d.is_complex):
+                raise RuntimeError("only Tensors of floating point and complex dtype can "
+                                   "require gradients")
+            if self._is_inference and not _grad_state.inference:
+                raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                                   "InferenceMode is not allowed.")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Populate ``.grad`` for this non-leaf tensor during backward."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        ref = _weakref(self)
+
+        def retain(g):
+            t = ref()
+            if t is None:
+                return
+            if t._grad is None:
+                t._grad = g.clone() if _grad_state.grad else _make(g._data)
+            elif _grad_state.grad:
+                t._grad = t._grad + g
+            else:
+                t._grad = _make(t._grad._data + g._data)
+        self._grad_fn._set_retains_grad_hook(self._output_nr, retain)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """Register ``hook(grad) -> Tensor or None``, called with this tensor's gradient;
+        a returned tensor replaces the gradient. Returns a removable handle."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._register_tensor_pre_hook(self._output_nr, hook)
+        from .autograd.graph import _HookDict, _add_hook
+        if self._hooks is None:
+            self._hooks = _HookDict()
+        return _add_hook(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Register ``hook(tensor)``, called after ``.grad`` of this leaf was accumulated."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        from .autograd.graph import _HookDict, _add_hook
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = _HookDict()
+        return _add_hook(self._post_acc_hooks, hook)
+
+    def _gradient_edge(self):
+        """``(node, input_nr)`` where this tensor's gradient enters the graph."""
+        if self._grad_fn is not None:
+            return self._grad_fn, self._output_nr
+        if not self._requires_grad:
+            return None, 0
+        acc = self._grad_acc() if self._grad_acc is not None else None
+        if acc is None:
+            from .autograd.graph import AccumulateGrad
+            acc = AccumulateGrad(self)
+            self._grad_acc = _weakref(acc)
+        return acc, 0
+
+    def _accumulate_grad(self, g):
+        """AccumulateGrad's update of ``.grad`` (torch's accumulate_grad.h rules)."""
+        old = self._grad
+        if old is None:
+            self._grad = g.clone() if _grad_state.grad else _make(g._data)
+        elif _grad_state.grad:
+            self._grad = old + g
+        else:
+            old._data = old._data + g._data
+            old._vc.v += 1
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the ``.grad`` of graph leaves."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor with the same data and version counter, cut from the graph."""
+        t = _make(self._data)
+        t._vc = self._vc
+        t._is_inference = self._is_inference
+        return t
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    @property
+    def data(self):
+        t = _make(self._data)
+        t._is_inference = self._is_inference
+        return t
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+
+    # -- conversion --------------------------------------------------------------------
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return np.asarray(self._data)
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._data)
+        return a.astype(dtype) if dtype is not None else a
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               f"to Scalar")
+        return np.asarray(self._data).reshape(()).item()
+
+    def tolist(self):
+        return np.asarray(self._data).tolist()
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is "
+                               f"ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self):
+        return float(self.item().real if self.is_complex() else self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.dtype.is_complex or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to "
+                            "an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return _repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, proto):
+        from ._creation import tensor
+        return (tensor, (np.asarray(self._data), self.dtype, None, self._requires_grad))
+
+    # -- dunders: one-line delegates to ops --------------------------------------------
+    def __add__(self, o): return _ops.add(self, o)
+    def __radd__(self, o): return _ops.add(o, self)
+    def __sub__(self, o): return _ops.sub(self, o)
+    def __rsub__(self, o): return _ops.sub(o, self)
+    def __mul__(self, o): return _ops.mul(self, o)
+    def __rmul__(self, o): return _ops.mul(o, self)
+    def __truediv__(self, o): return _ops.div(self, o)
+    def __rtruediv__(self, o): return _ops.div(o, self)
+    def __floordiv__(self, o): return _ops.floor_divide(self, o)
+    def __rfloordiv__(self, o): return _ops.floor_divide(o, self)
+    def __mod__(self, o): return _ops.remainder(self, o)
+    def __rmod__(self, o): return _ops.remainder(o, self)
+    def __pow__(self, o): return _ops.pow(self, o)
+    def __rpow__(self, o): return _ops.pow(o, self)
+    def __matmul__(self, o): return _ops.matmul(self, o)
+    def __rmatmul__(self, o): return _ops.matmul(o, self)
+    def __neg__(self): return _ops.neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return _ops.abs(self)
+    def __invert__(self): return _ops.bitwise_not(self)
+    def __and__(self, o): return _ops.bitwise_and(self, o)
+    def __rand__(self, o): return _ops.bitwise_and(o, self)
+    def __or__(self, o): return _ops.bitwise_or(self, o)
+    def __ror__(self, o): return _ops.bitwise_or(o, self)
+    def __xor__(self, o): return _ops.bitwise_xor(self, o)
+    def __rxor__(self, o): return _ops.bitwise_xor(o, self)
+    def __eq__(self, o): return _ops.eq(self, o)
+    def __ne__(self, o): return _ops.ne(self, o)
+    def __lt__(self, o): return _ops.lt(self, o)
+    def __le__(self, o): return _ops.le(self, o)
+    def __gt__(self, o): return _ops.gt(self, o)
+    def __ge__(self, o): return _ops.ge(self, o)
+    def __getitem__(self, idx): return _ops.getitem(self, idx)
+
+    @property
+    def T(self): return _ops.numpy_T(self)
+    @property
+    def mT(self): return _ops.transpose(self, -2, -1)
+    @property
+    def H(self): return _ops.numpy_T(self).conj()
+    @property
+    def mH(self): return _ops.transpose(self, -2, -1).conj()
+    @property
+    def real(self): return _ops.real(self)
+    @property
+    def imag(self): return _ops.imag(self)
+
+
+_new = object.__new__
+
+
+def _init(t, data, grad_fn, output_nr):
+    t._data = data
+    t._requires_grad = False
+    t._grad = None
+    t._grad_fn = grad_fn
+    t._output_nr = output_nr
+    t._vc = _VersionCounter()
+    t._base = None
+    t._retains_grad = False
+    t._hooks = None
+    t._post_acc_hooks = None
+    t._grad_acc = None
+    t._is_inference = _grad_state.inference
+    t._view_meta = None
+
+
+_make = Tensor._make
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+def _weakref(x):
+    import weakref
+    return weakref.ref(x)
+
+
+def _repr(t):
+    d = t._data
+    extras = []
+    dt = t.dtype
+    if dt not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool,
+                  _dtype.default_complex()):
+        extras.append(f"dtype={dt!r}")
+    if t._grad_fn is not None:
+        extras.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._requires_grad:
+        extras.append("requires_grad=True")
+    try:
+        a = np.asarray(d)
+    except Exception:  # a tracer
+        body = repr(d)
+    else:
+        if a.size == 0:
+            body = "[]" if a.ndim == 1 else f"[], size={tuple(a.shape)}"
+        else:
+            body = np.array2string(a, separator=", ", precision=4, prefix="tensor(",
+                                   floatmode="maxprec_equal" if a.dtype.kind in "fc" else None,
+                                   suppress_small=False)
+    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+
+from . import ops as _ops  # noqa: E402  (ops import Tensor; bound at the end)

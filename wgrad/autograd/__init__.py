@@ -1,0 +1,178 @@
+"""wgrad.autograd: backward, grad, grad modes, graph utilities, gradcheck."""
+from . import graph
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                        is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .graph import GradientEdge, Node
+from .engine import get_default_engine
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
+           "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "graph", "Node",
+           "GradientEdge", "gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+def _tensor_cls():
+    from .._tensor import Tensor
+    return Tensor
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    return (x,)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    from .._creation import ones_like
+    Tensor = _tensor_cls()
+    new = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if isinstance(out, GradientEdge):
+            if g is None:
+                raise RuntimeError("grad_outputs must be provided for a GradientEdge output")
+            new.append(g)
+            continue
+        if g is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out.dtype.is_floating_point:
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype!r}")
+                new.append(ones_like(out))
+            else:
+                new.append(None)
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+        oshape = tuple(out.shape)
+        gshape = tuple(g.shape)[1:] if is_grads_batched else tuple(g.shape)
+        if gshape != oshape:
+            from .._tensor import Size
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                               f"{Size(g.shape)!r} and output[{i}] has a shape of "
+                               f"{Size(out.shape)!r}.")
+        if out.dtype.is_complex != g.dtype.is_complex:
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required "
+                               f"to have the same dtype. Mismatch in dtype: grad_output[{i}] "
+                               f"has a dtype of {g.dtype!r} and output[{i}] has a dtype of "
+                               f"{out.dtype!r}.")
+        new.append(g)
+    return new
+
+
+def _root_edges(outputs, grads):
+    roots, root_grads = [], []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if isinstance(out, GradientEdge):
+            roots.append(tuple(out))
+            root_grads.append(g)
+            continue
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               f"have a grad_fn")
+        roots.append(out._gradient_edge())
+        root_grads.append(g)
+    return roots, root_grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> wgrad.autograd.backward((x * x).sum())
+    >>> x.grad
+    tensor([2., 4.])
+    """
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    tensors = _as_tuple(tensors)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
+    grads = _make_grads(tensors, grads)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots, root_grads = _root_edges(tensors, grads)
+    edges = None
+    if inputs:
+        edges = []
+        for t in inputs:
+            if isinstance(t, GradientEdge):
+                edges.append(tuple(t))
+                continue
+            if not t.requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            if t.grad_fn is not None:
+                t.retain_grad()
+            edges.append(t._gradient_edge())
+    get_default_engine().execute(roots, root_grads, retain_graph, create_graph, edges,
+                                 accumulate_grad=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False,
+         materialize_grads=False):
+    """Gradients of ``outputs`` with respect to ``inputs``, returned (not accumulated).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> z = wgrad.tensor(1 + 2j, requires_grad=True)
+    >>> wgrad.autograd.grad((z * z.conj()).real, z)
+    (tensor(2.+4.j),)
+    """
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    gouts = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if len(gouts) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(gouts)} "
+                           f"grad_outputs and {len(outputs)} outputs")
+    if is_grads_batched:
+        from .functional import _batched_grad
+        return _batched_grad(outputs, inputs, gouts, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
+    gouts = _make_grads(outputs, gouts)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots, root_grads = _root_edges(outputs, gouts)
+    edges = []
+    for t in inputs:
+        if isinstance(t, GradientEdge):
+            edges.append(tuple(t))
+            continue
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        edges.append(t._gradient_edge())
+    captured = get_default_engine().execute(roots, root_grads, retain_graph, create_graph,
+                                            edges, accumulate_grad=False)
+    result = []
+    for t, g in zip(inputs, captured):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+            if materialize_grads:
+                from .._creation import zeros_like
+                g = zeros_like(t)
+        result.append(g)
+    return tuple(result)
+
+
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402

@@ -1,0 +1,235 @@
+"""gradcheck / gradgradcheck: analytical gradients against finite differences.
+
+Complex numbers are checked as torch does: a complex input is perturbed along its real
+and its imaginary direction; a complex output is checked through its real and its
+imaginary part. Both come from one identity. For a direction ``u`` in input space and a
+weight ``v`` in output space, ``L_v(x) = Re(sum(conj(v) * f(x)))`` is real, and
+
+    d/dt L_v(x + t u) = Re(sum(conj(vjp(v)) * u))
+
+where ``vjp(v)`` is what wgrad's backward returns for grad_output ``v``
+(NOTE [Conjugate Wirtinger convention]). Slow mode checks this for every unit ``u``
+(real and imaginary) and every unit ``v`` (real, and imaginary for complex outputs),
+i.e. the whole real Jacobian; fast mode checks it for one random ``u`` and ``v`` per input.
+"""
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck / gradgradcheck when a check fails."""
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _is_tensor(x):
+    from .._tensor import Tensor
+    return isinstance(x, Tensor)
+
+
+def _to_np(t):
+    return np.asarray(t._data).astype(np.complex128 if t.is_complex() else np.float64)
+
+
+def _eval(func, inputs, i, new_data):
+    from .._tensor import Tensor
+    args = list(inputs)
+    x = Tensor._make(jnp.asarray(new_data, inputs[i]._data.dtype))
+    args[i] = x.requires_grad_(inputs[i].requires_grad)
+    outs = _as_tuple(func(*args))  # grad mode stays on: gradgradcheck's func needs it
+    return [_to_np(o.detach()) for o in outs if _is_tensor(o)]
+
+
+def _directional(func, inputs, i, u, eps):
+    """(f(x + eps u) - f(x - eps u)) / (2 eps) for every tensor output."""
+    x = np.asarray(inputs[i]._data)
+    plus = _eval(func, inputs, i, x + eps * u)
+    minus = _eval(func, inputs, i, x - eps * u)
+    return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+
+
+def _fail(msg, raise_exception):
+    if raise_exception:
+        raise GradcheckError(msg)
+    return False
+
+
+def _diff_outputs(outputs):
+    return [k for k, o in enumerate(outputs) if _is_tensor(o) and o.requires_grad]
+
+
+def _vjp(outputs, inputs, diff_in, vs):
+    from . import grad
+    from .._creation import zeros_like
+    outs = [outputs[k] for k in vs]
+    gouts = [vs[k] for k in vs]
+    gs = grad(outs, [inputs[i] for i in diff_in], gouts, retain_graph=True, allow_unused=True)
+    return [zeros_like(inputs[i]) if g is None else g for i, g in zip(diff_in, gs)]
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
+    """Check the gradients of ``func`` at ``inputs`` against finite differences.
+
+    Returns True, or raises GradcheckError (returns False with
+    ``raise_exception=False``). Use float64/complex128 inputs.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> z = wgrad.randn(3, dtype=wgrad.complex128, requires_grad=True)
+    >>> wgrad.autograd.gradcheck(lambda z: (z * z.conj()).real.sum(), (z,))
+    True
+    """
+    from .._creation import tensor
+    inputs = _as_tuple(inputs)
+    diff_in = [i for i, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
+    if not diff_in:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
+                         "but none of the them have requires_grad=True.")
+    for i in diff_in:
+        if inputs[i].dtype.name not in ("float64", "complex128"):
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision "
+                          f"floating point or complex. This check will likely fail if all "
+                          f"the inputs are not of double precision floating point or complex. ")
+    outputs = _as_tuple(func(*inputs))
+    diff_out = _diff_outputs(outputs)
+    if not diff_out:
+        return _fail("gradcheck: none of the outputs of func requires grad", raise_exception) \
+            if check_backward_ad else True
+    if not check_backward_ad:
+        return True
+    rng = np.random.default_rng(0)
+
+    if fast_mode:
+        vs = {}
+        for k in diff_out:
+            o = outputs[k]
+            v = rng.standard_normal(tuple(o.shape))
+            if o.is_complex():
+                v = v + 1j * rng.standard_normal(tuple(o.shape))
+            vs[k] = tensor(v, dtype=o.dtype)
+        grads = _vjp(outputs, inputs, diff_in, vs)
+        for i, g in zip(diff_in, grads):
+            x = inputs[i]
+            u = rng.standard_normal(tuple(x.shape))
+            if x.is_complex():
+                u = u + 1j * rng.standard_normal(tuple(x.shape))
+            d = _directional(func, inputs, i, u, eps)
+            num = sum(float(np.real(np.sum(np.conj(np.asarray(vs[k]._data)) * d[k])))
+                      for k in diff_out)
+            ana = float(np.real(np.sum(np.conj(_to_np(g)) * u)))
+            if check_grad_dtypes and g.dtype is not x.dtype:
+                return _fail("Gradient has dtype mismatch", raise_exception)
+            if not abs(ana - num) <= atol + rtol * abs(num):
+                return _fail(
+                    f"Jacobian mismatch for output 0 with respect to input {i},\n"
+                    f"numerical:{num!r}\nanalytical:{ana!r}\n\n"
+                    f"The above quantities relating the numerical and analytical jacobians "
+                    f"are computed in fast mode (v^T J u with random u, v).",
+                    raise_exception)
+        return True
+
+    # slow mode: the whole real Jacobian
+    for oi, k in enumerate(diff_out):
+        o = outputs[k]
+        parts = [1.0, 1j] if o.is_complex() else [1.0]
+        n_out = o.numel()
+        for i in diff_in:
+            x = inputs[i]
+            dirs = [1.0, 1j] if x.is_complex() else [1.0]
+            n_in = x.numel()
+            num = np.zeros((len(dirs), n_in, len(parts), n_out))
+            for a, dr in enumerate(dirs):
+                for j in range(n_in):
+                    u = np.zeros(n_in, dtype=np.complex128 if x.is_complex() else np.float64)
+                    u[j] = dr
+                    d = _directional(func, inputs, i, u.reshape(tuple(x.shape)), eps)[oi]
+                    d = d.reshape(-1)
+                    for b, v in enumerate(parts):
+                        num[a, j, b] = np.real(np.conj(v) * d)
+            ana = np.zeros_like(num)
+            for b, v in enumerate(parts):
+                for m in range(n_out):
+                    e = np.zeros(n_out, dtype=np.complex128 if o.is_complex() else np.float64)
+                    e[m] = v
+                    vt = tensor(e.reshape(tuple(o.shape)), dtype=o.dtype)
+                    g = _vjp(outputs, inputs, [i], {k: vt})[0]
+                    if check_grad_dtypes and g.dtype is not x.dtype:
+                        return _fail("Gradient has dtype mismatch", raise_exception)
+                    gn = _to_np(g).reshape(-1)
+                    if m == 0 and b == 0:
+                        g2 = _to_np(_vjp(outputs, inputs, [i], {k: vt})[0]).reshape(-1)
+                        if np.max(np.abs(g2 - gn), initial=0.0) > nondet_tol:
+                            return _fail(
+                                "Backward is not reentrant, i.e., running backward with same "
+                                "input and grad_output multiple times gives different values, "
+                                "although analytical gradient matches numerical gradient.The "
+                                f"tolerance for nondeterminism was {nondet_tol}.",
+                                raise_exception)
+                    for a, dr in enumerate(dirs):
+                        ana[a, :, b, m] = np.real(np.conj(gn) * dr)
+            bad = ~(np.abs(ana - num) <= atol + rtol * np.abs(num))
+            if bad.any():
+                a, _, b, _ = np.argwhere(bad)[0]
+                prefix = ""
+                if o.is_complex():
+                    prefix += ("While considering the imaginary part of complex outputs only, "
+                               if b == 1 else
+                               "While considering the real part of complex outputs only, ")
+                if x.is_complex():
+                    prefix += ("While considering the imaginary part of complex inputs only, "
+                               if a == 1 else
+                               "While considering the real part of complex inputs only, ")
+                return _fail(
+                    f"{prefix}Jacobian mismatch for output {oi} with respect to input {i},\n"
+                    f"numerical:{num[a, :, b, :]!r}\nanalytical:{ana[a, :, b, :]!r}\n",
+                    raise_exception)
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False,
+                  check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True,
+                  fast_mode=False, masked=False):
+    """Check second derivatives: gradcheck of ``grad(func(inputs), inputs, grad_outputs,
+    create_graph=True)`` with respect to both the inputs and ``grad_outputs``."""
+    from . import grad
+    from .._creation import tensor
+    inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(1)
+        outs = _as_tuple(func(*inputs))
+        gos = []
+        for k in _diff_outputs(outs):
+            o = outs[k]
+            g = rng.standard_normal(tuple(o.shape))
+            if o.is_complex():
+                g = g + 1j * rng.standard_normal(tuple(o.shape))
+            gos.append(tensor(g, dtype=o.dtype, requires_grad=True))
+        grad_outputs = tuple(gos)
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    n = len(grad_outputs)
+
+    def new_func(*args):
+        ins, gos = args[:-n], args[-n:]
+        outs = _as_tuple(func(*ins))
+        outs = [outs[k] for k in _diff_outputs(outs)]
+        diff = [x for x in ins if _is_tensor(x) and x.requires_grad]
+        gs = grad(outs, diff, gos, create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(new_func, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_grad_dtypes=check_grad_dtypes, fast_mode=fast_mode)

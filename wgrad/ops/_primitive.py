@@ -1,0 +1,327 @@
+"""Primitive: a differentiable op declared as a forward plus one formula per input.
+
+# NOTE [One formula, two uses]
+# A formula is written with wgrad ops on Tensors (``grad * other.conj()``). When the
+# engine runs without create_graph, a node's formulas, plus the post-processing of
+# NOTE [Gradient post-processing], are traced once into a jitted kernel keyed by
+# (op, static attributes, which inputs need grad, input shapes/dtypes): one XLA call per
+# node. With create_graph the same formulas run eagerly with grad mode on, so the
+# gradient is itself recorded and can be differentiated again.
+
+# NOTE [Conjugate Wirtinger convention]
+# A formula receives ``grad`` = dL/ds* for its output s and returns, per input z,
+#     dL/dz* = conj(grad) * ds/dz* + grad * conj(ds/dz)
+# so a holomorphic op returns ``grad * f'(z).conj()``. This is PyTorch's value and the
+# conjugate of what jax.vjp computes: backward(g) == conj(jax.vjp(f)(conj(g))).
+
+# NOTE [Gradient post-processing]
+# Done once per input, never in formulas: sum broadcast dimensions back to the input's
+# shape, keep the real part for a real input (the R->C rule), cast to the input dtype.
+"""
+import functools
+import inspect
+
+import jax
+import jax.numpy as jnp
+
+from .._tensor import Tensor, _make
+from ..autograd.grad_mode import _state
+from ..autograd.graph import Node
+from ..autograd.saved import SavedTensor
+
+__all__ = ["Primitive", "OpNode", "primitive"]
+
+_DIFF_KINDS = ("f", "c")
+_ERR_INFERENCE = ("Inference tensors cannot be saved for backward. To work around you can "
+                  "make a clone to get a normal tensor and use it in autograd.")
+
+
+class Primitive:
+    """A differentiable op: ``fwd`` over jax arrays and one formula per input.
+
+    ``fwd``'s positional parameters are the inputs (Tensors or Python scalars; a
+    ``*args`` parameter takes a variable number of tensors); its keyword-only parameters
+    are static attributes. A formula's parameters name what it needs: ``grad`` (``grads``
+    for several outputs), ``result`` (``results``), inputs, attributes, and
+    ``<input>_shape`` / ``<input>_dtype``. The node saves exactly the inputs and results
+    that the formulas of the inputs needing grad name.
+    """
+
+    # the first parameter is not called ``self``: formulas for an input ``self`` arrive
+    # as keyword arguments
+    def __init__(prim, name, fwd, *, nout=1, jit=True, node_name=None,
+                 nondiff_outputs=(), **formulas):
+        prim.name = name
+        prim.node_name = node_name or _camel(name) + "Backward0"
+        prim.fwd = fwd
+        prim.nout = nout
+        prim.jit = jit
+        prim.nondiff_outputs = frozenset(nondiff_outputs)
+        params = inspect.signature(fwd).parameters.values()
+        prim.inputs = [p.name for p in params
+                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+        prim.variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
+        unknown = set(formulas) - set(prim.inputs)
+        if unknown:
+            raise TypeError(f"{name}: formulas for unknown inputs {sorted(unknown)}")
+        prim.formulas = formulas
+        prim.formula_params = {k: tuple(inspect.signature(f).parameters)
+                               for k, f in formulas.items()}
+        savable = set(prim.inputs) | {"result", "results"}
+        prim._saves_for = {k: tuple(p for p in ps if p in savable)
+                           for k, ps in prim.formula_params.items()}
+        prim._fwd_cache = {}
+        prim._bwd_cache = {}
+        prim._saves_cache = {}
+
+    def __repr__(self):
+        return f"<wgrad primitive {self.name}>"
+
+    # -- forward ------------------------------------------------------------------------
+    def _forward_fn(self, akey):
+        f = self._fwd_cache.get(akey)
+        if f is None:
+            f = functools.partial(self.fwd, **dict(akey)) if akey else self.fwd
+            if self.jit:
+                f = jax.jit(f)
+            self._fwd_cache[akey] = f
+        return f
+
+    def __call__(self, *args, **attrs):
+        akey = tuple(attrs.items())
+        f = self._fwd_cache.get(akey) or self._forward_fn(akey)
+        if self.variadic:
+            args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+            out = f(*[a._data for a in args])
+        else:
+            out = f(*[a._data if isinstance(a, Tensor) else a for a in args])
+        if _state.grad:
+            for a in args:
+                if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
+                    return self._record(args, akey, attrs, out)
+        if self.nout == 1:
+            return _make(out)
+        return tuple(_make(o) for o in out)
+
+    def _record(self, args, akey, attrs, out):
+        needs = tuple(isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None)
+                      for a in args)
+        outs = (out,) if self.nout == 1 else tuple(out)
+        diff_out = [i not in self.nondiff_outputs and o.dtype.kind in _DIFF_KINDS
+                    for i, o in enumerate(outs)]
+        if not any(diff_out):
+            return _make(out) if self.nout == 1 else tuple(_make(o) for o in outs)
+        node = OpNode(tuple(a._gradient_edge() if n else (None, 0)
+                            for a, n in zip(args, needs)))
+        node.prim = self
+        node.attrs = attrs
+        node.akey = akey
+        node.needs = needs
+        node.num_outputs = self.nout
+        node.in_meta = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
+                             for a in args)
+        node.out_meta = tuple((o.shape, o.dtype) for o in outs) if self.nout > 1 else None
+        saves = self._saves_cache.get(needs)
+        if saves is None:
+            saves = self._saves_cache[needs] = self._names_to_save(needs)
+        saved = {}
+        for name in saves:
+            if name == "result" or name == "results":
+                continue
+            if self.variadic and name == self.inputs[0]:
+                saved[name] = tuple(_save(a) for a in args)
+            else:
+                a = args[self.inputs.index(name)]
+                saved[name] = _save(a) if isinstance(a, Tensor) else a
+        results = [_make(o, node, i) if d else _make(o)
+                   for i, (o, d) in enumerate(zip(outs, diff_out))]
+        if "result" in saves:
+            saved["result"] = SavedTensor(results[0], is_output=True)
+        if "results" in saves:
+            saved["results"] = tuple(SavedTensor(r, is_output=True) for r in results)
+        node.saved = saved
+        return results[0] if self.nout == 1 else tuple(results)
+
+    def _names_to_save(self, needs):
+        names = []
+        if self.variadic:
+            needed_inputs = [self.inputs[0]] if any(needs) else []
+        else:
+            needed_inputs = [n for n, need in zip(self.inputs, needs) if need]
+        for inp in needed_inputs:
+            for p in self._saves_for.get(inp, ()):
+                if p not in names:
+                    names.append(p)
+        return tuple(names)
+
+    # -- backward -----------------------------------------------------------------------
+    def run_formulas(self, attrs, needs, in_meta, out_meta, grads, saved):
+        """Input gradients (Tensors or None) from output ``grads`` and ``saved`` values."""
+        kw = dict(attrs)
+        kw.update(saved)
+        if self.nout == 1:
+            kw["grad"] = grads[0]
+            if grads[0] is None:
+                return [None] * len(needs)
+        else:
+            if all(g is None for g in grads):
+                return [None] * len(needs)
+            kw["grads"] = tuple(
+                g if g is not None else _make(jnp.zeros(m[0], m[1]))
+                for g, m in zip(grads, out_meta))
+        if "results" in kw:
+            kw["result"] = kw["results"][0]
+        if self.variadic:
+            name = self.inputs[0]
+            kw[name + "_shape"] = tuple(m[0] for m in in_meta)
+            f = self.formulas.get(name)
+            if f is None:
+                _missing(self, name)
+            gs = f(**{p: kw[p] for p in self.formula_params[name]})
+            return [_post(g, m) if n else None for g, m, n in zip(gs, in_meta, needs)]
+        for name, m in zip(self.inputs, in_meta):
+            if m is not None:
+                kw[name + "_shape"] = m[0]
+                kw[name + "_dtype"] = m[1]
+        out = []
+        for name, m, n in zip(self.inputs, in_meta, needs):
+            if not n:
+                out.append(None)
+                continue
+            f = self.formulas.get(name)
+            if f is None:
+                _missing(self, name)
+            g = f(**{p: kw[p] for p in self.formula_params[name]})
+            out.append(_post(g, m))
+        return out
+
+    def kernel(self, akey, attrs, needs, in_meta, out_meta):
+        key = (akey, needs, in_meta, out_meta)
+        k = self._bwd_cache.get(key)
+        if k is None:
+            names = self._saved_names_order(needs)
+
+            def k(grads, saved_vals):
+                prev = _state.grad
+                _state.grad = False
+                try:
+                    gs = [_wrap(g) for g in grads]
+                    sv = {n: _wrap(v) for n, v in zip(names, saved_vals)}
+                    res = self.run_formulas(attrs, needs, in_meta, out_meta, gs, sv)
+                finally:
+                    _state.grad = prev
+                return [r._data if r is not None else None for r in res]
+            k = jax.jit(k)
+            k.names = names
+            self._bwd_cache[key] = k
+        return k
+
+    def _saved_names_order(self, needs):
+        return self._saves_cache.get(needs) or self._names_to_save(needs)
+
+
+def _save(t):
+    if t._is_inference and not _state.inference:
+        raise RuntimeError(_ERR_INFERENCE)
+    return SavedTensor(t)
+
+
+def _wrap(v):
+    if v is None:
+        return None
+    if isinstance(v, tuple):
+        return tuple(_wrap(x) for x in v)
+    return _make(v if not isinstance(v, (int, float, complex)) else jnp.asarray(v))
+
+
+def _missing(prim, name):
+    raise NotImplementedError(f"the derivative for '{prim.name}' is not implemented "
+                              f"for input '{name}'.")
+
+
+def _post(g, meta):
+    """NOTE [Gradient post-processing]."""
+    if g is None:
+        return None
+    shape, dt = meta
+    if not isinstance(g, Tensor):
+        g = _make(jnp.asarray(g))
+    d = g._data
+    if d.shape != shape:
+        g = g._sum_to(shape)
+    if d.dtype != dt:
+        if d.dtype.kind == "c" and dt.kind != "c":
+            g = g.real
+        g = g.to(dt)
+    return g
+
+
+class OpNode(Node):
+    """The backward node of a Primitive call (``MulBackward0`` and so on)."""
+
+    __slots__ = ("prim", "attrs", "akey", "needs", "in_meta", "out_meta", "saved",
+                 "num_outputs")
+
+    def name(self):
+        return self.prim.node_name
+
+    def apply(self, grads):
+        p = self.prim
+        saved = self.saved
+        if _state.grad:  # create_graph: record the formulas
+            sv = {k: _unpack(v, self, graph=True) for k, v in saved.items()}
+            res = p.run_formulas(self.attrs, self.needs, self.in_meta, self.out_meta,
+                                 list(grads), sv)
+        else:
+            k = p.kernel(self.akey, self.attrs, self.needs, self.in_meta, self.out_meta)
+            if all(g is None for g in grads):
+                return [None] * len(self.needs)
+            vals = [_unpack(saved[n], self, graph=False) for n in k.names]
+            out = k([g._data if g is not None else None for g in grads], vals)
+            res = [_make(o) if o is not None else None for o in out]
+        return res
+
+    def release_variables(self):
+        for v in self.saved.values():
+            if isinstance(v, SavedTensor):
+                v.release()
+            elif isinstance(v, tuple):
+                for s in v:
+                    if isinstance(s, SavedTensor):
+                        s.release()
+
+    def __getattr__(self, name):
+        if name.startswith("_raw_saved_"):
+            key = name[len("_raw_saved_"):]
+            if key in self.saved:
+                return self.saved[key]
+        elif name.startswith("_saved_"):
+            key = name[len("_saved_"):]
+            if key in self.saved:
+                return _unpack(self.saved[key], self, graph=True)
+            if key in self.attrs:
+                return self.attrs[key]
+        raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
+
+
+def _unpack(v, node, graph):
+    if isinstance(v, SavedTensor):
+        t = v.unpack(node)
+        return t if graph else t._data
+    if isinstance(v, tuple):
+        return tuple(_unpack(s, node, graph) for s in v)
+    if graph and isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+        return _make(jnp.asarray(v))
+    return v
+
+
+def _camel(name):
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def primitive(name, **kw):
+    """Decorator form: ``@primitive("sin", self=lambda grad, self: ...)`` over the forward."""
+    def deco(fwd):
+        return Primitive(name, fwd, **kw)
+    return deco
+

@@ -1,0 +1,586 @@
+"""Elementwise ops: arithmetic, unary math, complex parts, selection, comparisons.
+
+Every formula follows NOTE [Conjugate Wirtinger convention] in _primitive.py.
+"""
+import builtins
+import math
+
+import jax
+import jax.numpy as jnp
+
+from .. import _dtype as D
+from .._tensor import Tensor, _make
+from ._primitive import Primitive
+from ._promote import float_dtype, result_type
+
+__all__ = [
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "neg", "negative",
+    "pow", "reciprocal", "square", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt",
+    "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid",
+    "relu", "softplus", "erf", "abs", "absolute", "angle", "sgn", "sign", "conj",
+    "conj_physical", "resolve_conj", "real", "imag", "complex", "polar", "where", "clamp",
+    "clip", "maximum", "minimum", "masked_fill", "eq", "ne", "lt", "le", "gt", "ge",
+    "isreal", "isnan", "isinf", "isfinite", "is_complex", "is_floating_point", "floor",
+    "ceil", "round", "trunc", "frac", "bitwise_not", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "logical_not", "logical_and", "logical_or", "logical_xor", "atan2",
+    "hypot", "lerp", "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
+]
+
+_I = 1j
+
+
+def _c(x, dtype):
+    return jnp.asarray(x, dtype)
+
+
+def _binary(prim, a, b, result=None, **attrs):
+    d = result if result is not None else result_type(a, b)
+    return prim(a, b, dtype=d.np, **attrs)
+
+
+def _unary_float(prim, a, **attrs):
+    """Integer inputs compute in the default float dtype, as torch's unary float ops."""
+    d = a.dtype
+    if not (d.is_floating_point or d.is_complex):
+        a = a.to(D.get_default_dtype())
+    return prim(a, **attrs)
+
+
+# ======================================================================================
+# Arithmetic
+# ======================================================================================
+
+_add = Primitive(
+    "add", lambda self, other, *, dtype, alpha: _c(self, dtype) + alpha * _c(other, dtype),
+    self=lambda grad: grad,
+    other=lambda grad, alpha: grad * _conj_scalar(alpha))
+_sub = Primitive(
+    "sub", lambda self, other, *, dtype, alpha: _c(self, dtype) - alpha * _c(other, dtype),
+    self=lambda grad: grad,
+    other=lambda grad, alpha: grad * -_conj_scalar(alpha))
+_mul = Primitive(
+    "mul", lambda self, other, *, dtype: _c(self, dtype) * _c(other, dtype),
+    self=lambda grad, other: grad * other.conj(),
+    other=lambda grad, self: grad * self.conj())
+_div = Primitive(
+    "div", lambda self, other, *, dtype: _c(self, dtype) / _c(other, dtype),
+    self=lambda grad, other: grad / other.conj(),
+    other=lambda grad, self, other: -grad * ((self / other) / other).conj())
+# rounding divisions are piecewise constant: zero gradient, as torch
+_div_rounded = Primitive(
+    "div", lambda self, other, *, dtype, rounding_mode: _round_div(
+        _c(self, dtype), _c(other, dtype), rounding_mode),
+    self=lambda grad: grad * 0,
+    other=lambda grad: grad * 0)
+_neg = Primitive("neg", lambda self: -self, self=lambda grad: -grad)
+
+
+def _conj_scalar(a):
+    return a.conjugate() if isinstance(a, builtins.complex) else a
+
+
+def _round_div(a, b, mode):
+    q = a / b
+    if mode == "trunc":
+        q = jnp.trunc(q)
+    else:
+        q = jnp.floor_divide(a, b) if jnp.issubdtype(a.dtype, jnp.integer) else jnp.floor(q)
+    return q.astype(a.dtype)
+
+
+def add(input, other, *, alpha=1):
+    """``input + alpha * other`` with torch's type promotion."""
+    return _binary(_add, input, other, alpha=alpha)
+
+
+def sub(input, other, *, alpha=1):
+    if result_type(input, other) is D.bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    return _binary(_sub, input, other, alpha=alpha)
+
+
+subtract = sub
+
+
+def mul(input, other):
+    return _binary(_mul, input, other)
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None):
+    """True division, or ``rounding_mode="trunc"|"floor"`` as torch.div."""
+    d = result_type(input, other)
+    if rounding_mode is None:
+        return _binary(_div, input, other, float_dtype(d))
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                         f"but found '{rounding_mode}'")
+    return _binary(_div_rounded, input, other, d, rounding_mode=rounding_mode)
+
+
+true_divide = divide = div
+
+
+def floor_divide(input, other):
+    return div(input, other, rounding_mode="floor")
+
+
+_remainder = Primitive(
+    "remainder", lambda self, other, *, dtype: jnp.remainder(_c(self, dtype), _c(other, dtype)),
+    self=lambda grad: grad,
+    other=lambda grad, self, other: -grad * (self / other).floor())
+
+
+def remainder(input, other):
+    return _binary(_remainder, input, other)
+
+
+def neg(input):
+    if input.dtype is D.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+    return _neg(input)
+
+
+negative = neg
+
+
+def _pow_self(grad, self, exponent):
+    # torch's pow_backward_self: d/dz z^p = p z^(p-1); exponent 0 gives 0 (also at z = 0)
+    return where(exponent == 0, 0., grad * (exponent * self.pow(exponent - 1)).conj())
+
+
+def _pow_exponent(grad, self, exponent, result):
+    # torch's pow_backward_exponent: z^p log z, with 0 where self == 0 and Re p >= 0
+    if isinstance(exponent, Tensor) and exponent.is_complex():
+        real_exp = (exponent.imag == 0) & (exponent.real >= 0)
+    else:
+        real_exp = exponent >= 0
+    cond = (self == 0) & real_exp
+    base = self.to(result.dtype) if isinstance(self, Tensor) else self
+    return grad * where(cond, 0., (result * _log(base)).conj())
+
+
+def _log(x):
+    return x.log() if isinstance(x, Tensor) else log(_make(jnp.asarray(x)))
+
+
+_pow = Primitive(
+    "pow", lambda self, exponent, *, dtype: jnp.power(_c(self, dtype), _c(exponent, dtype)),
+    self=_pow_self, exponent=_pow_exponent)
+
+
+def pow(input, exponent):
+    """``input ** exponent``, complex exponents included."""
+    d = result_type(input, exponent)
+    if not isinstance(input, Tensor):
+        input = _make(jnp.asarray(input, d.np))
+    return _binary(_pow, input, exponent, d)
+
+
+def square(input):
+    return pow(input, 2)
+
+
+def reciprocal(input):
+    return _unary_float(_reciprocal, input)
+
+
+_reciprocal = Primitive("reciprocal", lambda self: 1 / self,
+                        self=lambda grad, result: -grad * (result * result).conj())
+
+# ======================================================================================
+# Unary math
+# ======================================================================================
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+
+
+def _unary(name, fwd, formula):
+    prim = Primitive(name, lambda self: fwd(self), self=formula)
+
+    def op(input):
+        return _unary_float(prim, input)
+    op.__name__ = name
+    op.__doc__ = f"Elementwise ``{name}`` (differentiable, complex-aware)."
+    return op
+
+
+exp = _unary("exp", jnp.exp, lambda grad, result: grad * result.conj())
+exp2 = _unary("exp2", jnp.exp2, lambda grad, result: grad * (result * _LN2).conj())
+log = _unary("log", jnp.log, lambda grad, self: grad / self.conj())
+log2 = _unary("log2", jnp.log2, lambda grad, self: grad / (self * _LN2).conj())
+log10 = _unary("log10", jnp.log10, lambda grad, self: grad / (self * _LN10).conj())
+log1p = _unary("log1p", jnp.log1p, lambda grad, self: grad / (self + 1).conj())
+expm1 = _unary("expm1", jnp.expm1, lambda grad, result: grad * (result + 1).conj())
+# sqrt'(0) = inf, by continuity (torch's rule)
+sqrt = _unary("sqrt", jnp.sqrt, lambda grad, result: grad / (2 * result.conj()))
+rsqrt = _unary("rsqrt", jax.lax.rsqrt,
+               lambda grad, result: -0.5 * grad * (result * result * result).conj())
+sin = _unary("sin", jnp.sin, lambda grad, self: grad * self.cos().conj())
+cos = _unary("cos", jnp.cos, lambda grad, self: grad * -self.sin().conj())
+tan = _unary("tan", jnp.tan, lambda grad, result: grad * (1 + result * result).conj())
+asin = _unary("asin", jnp.arcsin,
+              lambda grad, self: grad * (-self * self + 1).rsqrt().conj())
+acos = _unary("acos", jnp.arccos,
+              lambda grad, self: grad * -(-self * self + 1).rsqrt().conj())
+atan = _unary("atan", jnp.arctan, lambda grad, self: grad / (self * self + 1).conj())
+sinh = _unary("sinh", jnp.sinh, lambda grad, self: grad * self.cosh().conj())
+cosh = _unary("cosh", jnp.cosh, lambda grad, self: grad * self.sinh().conj())
+tanh = _unary("tanh", jnp.tanh, lambda grad, result: grad * (1 - result * result).conj())
+sigmoid = _unary("sigmoid", jax.nn.sigmoid,
+                 lambda grad, result: grad * (result * (1 - result)).conj())
+erf = _unary("erf", jax.scipy.special.erf,
+             lambda grad, self: grad * (2 / math.sqrt(math.pi)) * (-self * self).exp())
+deg2rad = _unary("deg2rad", jnp.deg2rad, lambda grad: grad * (math.pi / 180))
+rad2deg = _unary("rad2deg", jnp.rad2deg, lambda grad: grad * (180 / math.pi))
+
+# relu'(0) = 0 (torch's threshold_backward)
+_relu = Primitive("relu", lambda self: jnp.maximum(self, 0),
+                  self=lambda grad, result: where(result <= 0, 0., grad))
+
+
+def relu(input):
+    if input.is_complex():
+        raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'ComplexFloat\'')
+    return _relu(input)
+
+
+_softplus = Primitive(
+    "softplus",
+    lambda self, *, beta, threshold: jnp.where(
+        self * beta > threshold, self, jnp.logaddexp(self * beta, 0) / beta),
+    self=lambda grad, self, beta, threshold: where(
+        self * beta > threshold, grad, grad * (self * beta).sigmoid()))
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _softplus(input, beta=beta, threshold=threshold)
+
+
+# ======================================================================================
+# Complex
+# ======================================================================================
+
+_abs = Primitive("abs", lambda self: jnp.abs(self), self=lambda grad, self: grad * self.sgn())
+
+
+def abs(input):
+    """Absolute value; d|x| at 0 is 0 (the minimum-norm subgradient, as torch)."""
+    return _abs(input)
+
+
+absolute = abs
+
+
+def _angle_backward(grad, self):
+    if not self.is_complex():
+        return grad * 0
+    return where(self == 0, 0., grad * self / (self.abs() * self.abs()) * _I)
+
+
+_angle = Primitive("angle", lambda self: jnp.angle(self), self=_angle_backward)
+
+
+def angle(input):
+    return _unary_float(_angle, input)
+
+
+def _sgn_backward(grad, self, result):
+    if not self.is_complex():
+        return grad * 0
+    a = self.abs()
+    return where(a == 0, 0., (grad - result * result * grad.conj()) / (2 * a))
+
+
+def _sgn_fwd(self):
+    if jnp.iscomplexobj(self):
+        a = jnp.abs(self)
+        return jnp.where(a == 0, 0, self / jnp.where(a == 0, 1, a))
+    return jnp.sign(self)
+
+
+_sgn = Primitive("sgn", _sgn_fwd, self=_sgn_backward)
+
+
+def sgn(input):
+    """``z / |z|`` (0 at 0); for real tensors the same as sign."""
+    return _sgn(input)
+
+
+_sign = Primitive("sign", lambda self: jnp.sign(self), self=lambda grad: grad * 0)
+
+
+def sign(input):
+    if input.is_complex():
+        raise RuntimeError("Unlike NumPy, torch.sign is not intended to support complex "
+                           "numbers. Please use torch.sgn instead.")
+    return _sign(input)
+
+
+_conj = Primitive("conj", lambda self: jnp.conj(self), self=lambda grad: grad.conj())
+
+
+def conj(input):
+    """Complex conjugate (a no-op returning ``input`` for real tensors, as torch)."""
+    return _conj(input) if input.is_complex() else input
+
+
+conj_physical = conj
+
+
+def resolve_conj(input):
+    return input
+
+
+_real = Primitive("real", lambda self: jnp.real(self), self=lambda grad: grad)
+_imag = Primitive("imag", lambda self: jnp.imag(self), self=lambda grad: grad * _I)
+
+
+def real(input):
+    return _real(input) if input.is_complex() else input
+
+
+def imag(input):
+    if not input.is_complex():
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _imag(input)
+
+
+_complex = Primitive("complex", lambda real, imag: jax.lax.complex(real, imag),
+                     real=lambda grad: grad.real, imag=lambda grad: grad.imag)
+
+
+def complex(real, imag):  # noqa: A001 - torch's name
+    if real.dtype is not imag.dtype:
+        raise RuntimeError(f"Expected object of scalar type {real.dtype.name.capitalize()} but "
+                           f"got scalar type {imag.dtype.name.capitalize()} for second argument")
+    if not real.is_floating_point():
+        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{real.dtype.name} and {imag.dtype.name}")
+    return _complex(real, imag)
+
+
+_polar = Primitive(
+    "polar", lambda abs, angle: jax.lax.complex(abs * jnp.cos(angle), abs * jnp.sin(angle)),
+    abs=lambda grad, result: (grad.conj() * result.sgn()).real,
+    angle=lambda grad, result: (grad.conj() * result * _I).real)
+
+
+def polar(abs, angle):  # noqa: A002
+    return _polar(abs, angle)
+
+
+# ======================================================================================
+# Selection
+# ======================================================================================
+
+_where = Primitive(
+    "where", lambda condition, self, other, *, dtype: jnp.where(
+        condition, _c(self, dtype), _c(other, dtype)),
+    self=lambda grad, condition: where(condition, grad, 0.),
+    other=lambda grad, condition: where(condition, 0., grad))
+
+
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` else ``other``; one argument: ``nonzero(as_tuple=True)``."""
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    return _where(condition, input, other, dtype=result_type(input, other).np)
+
+
+def _clamp_fwd(self, min, max):
+    if min is not None:
+        self = jnp.maximum(self, min)
+    if max is not None:
+        self = jnp.minimum(self, max)
+    return self
+
+
+def _in_range(self, min, max):
+    ok = None
+    if min is not None:
+        ok = self >= min
+    if max is not None:
+        ok = (self <= max) if ok is None else ok & (self <= max)
+    return ok
+
+
+_clamp = Primitive(
+    "clamp", lambda self, min, max: _clamp_fwd(self, min, max),
+    self=lambda grad, self, min, max: where(_in_range(self, min, max), grad, 0.),
+    min=lambda grad, self, min: where(self < min, grad, 0.),
+    max=lambda grad, self, max: where(self > max, grad, 0.))
+
+
+def clamp(input, min=None, max=None):
+    """Clamp into ``[min, max]``; the gradient passes where min <= x <= max."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input.is_complex():
+        raise RuntimeError("clamp is not supported for complex types")
+    return _clamp(input, min, max)
+
+
+clip = clamp
+
+
+def _max_grad(grad, self, other, pick):
+    # ties share the gradient equally (torch's maximum/minimum backward)
+    return where(self == other, grad / 2, where(pick, grad, 0.))
+
+
+_maximum = Primitive(
+    "maximum", lambda self, other, *, dtype: jnp.maximum(_c(self, dtype), _c(other, dtype)),
+    self=lambda grad, self, other: _max_grad(grad, self, other, self > other),
+    other=lambda grad, self, other: _max_grad(grad, self, other, other > self))
+_minimum = Primitive(
+    "minimum", lambda self, other, *, dtype: jnp.minimum(_c(self, dtype), _c(other, dtype)),
+    self=lambda grad, self, other: _max_grad(grad, self, other, self < other),
+    other=lambda grad, self, other: _max_grad(grad, self, other, other < self))
+
+
+def maximum(input, other):
+    if input.is_complex() or other.is_complex():
+        raise RuntimeError("maximum not implemented for complex tensors.")
+    return _binary(_maximum, input, other)
+
+
+def minimum(input, other):
+    if input.is_complex() or other.is_complex():
+        raise RuntimeError("minimum not implemented for complex tensors.")
+    return _binary(_minimum, input, other)
+
+
+_masked_fill = Primitive(
+    "masked_fill", lambda self, mask, value: jnp.where(mask, jnp.asarray(value, self.dtype),
+                                                       self),
+    self=lambda grad, mask: where(mask, 0., grad),
+    value=lambda grad, mask: where(mask, grad, 0.).sum())
+
+
+def masked_fill(input, mask, value):
+    if mask.dtype is not D.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with "
+                           f"dtype {mask.dtype.name}")
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    return _masked_fill(input, mask, value)
+
+
+_atan2 = Primitive(
+    "atan2", lambda self, other, *, dtype: jnp.arctan2(_c(self, dtype), _c(other, dtype)),
+    self=lambda grad, self, other: grad * other / (self * self + other * other),
+    other=lambda grad, self, other: grad * -self / (self * self + other * other))
+
+
+def atan2(input, other):
+    return _binary(_atan2, input, other, float_dtype(result_type(input, other)))
+
+
+arctan2 = atan2
+
+
+def hypot(input, other):
+    return sqrt(input * input + other * other)
+
+
+def lerp(input, end, weight):
+    return input + weight * (end - input)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    return input + value * tensor1 * tensor2
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    return input + value * tensor1 / tensor2
+
+
+def logaddexp(input, other):
+    m = maximum(input, other).detach()
+    return m + log(exp(input - m) + exp(other - m))
+
+
+# ======================================================================================
+# Non-differentiable: comparisons, predicates, rounding, bitwise
+# ======================================================================================
+
+def _nondiff(name, fn):
+    prim = Primitive(name, fn)
+
+    def op(input, other=None):
+        if other is None:
+            return prim(input)
+        return prim(input, other, dtype=result_type(input, other).np)
+    op.__name__ = name
+    return prim, op
+
+
+def _cmp(fn):
+    return lambda self, other, *, dtype: fn(_c(self, dtype), _c(other, dtype))
+
+
+_, eq = _nondiff("eq", _cmp(jnp.equal))
+_, ne = _nondiff("ne", _cmp(jnp.not_equal))
+_, lt = _nondiff("lt", _cmp(jnp.less))
+_, le = _nondiff("le", _cmp(jnp.less_equal))
+_, gt = _nondiff("gt", _cmp(jnp.greater))
+_, ge = _nondiff("ge", _cmp(jnp.greater_equal))
+_, bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and))
+_, bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or))
+_, bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor))
+_, bitwise_not = _nondiff("bitwise_not", lambda self: jnp.invert(self))
+_, logical_not = _nondiff("logical_not", lambda self: jnp.logical_not(self))
+_, logical_and = _nondiff("logical_and", _cmp(jnp.logical_and))
+_, logical_or = _nondiff("logical_or", _cmp(jnp.logical_or))
+_, logical_xor = _nondiff("logical_xor", _cmp(jnp.logical_xor))
+_, isnan = _nondiff("isnan", lambda self: jnp.isnan(self))
+_, isinf = _nondiff("isinf", lambda self: jnp.isinf(self))
+_, isfinite = _nondiff("isfinite", lambda self: jnp.isfinite(self))
+_, isreal = _nondiff("isreal", lambda self: jnp.isreal(self))
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+# floor/ceil/round/trunc are piecewise constant: gradient 0, as torch
+def _rounding(name, fn):
+    prim = Primitive(name, lambda self: fn(self), self=lambda grad: grad * 0)
+
+    def op(input):
+        if input.is_complex():
+            raise RuntimeError(f"{name} is not supported for complex inputs")
+        return prim(input)
+    op.__name__ = name
+    return op
+
+
+floor = _rounding("floor", jnp.floor)
+ceil = _rounding("ceil", jnp.ceil)
+trunc = _rounding("trunc", jnp.trunc)
+_round_plain = _rounding("round", jnp.round)
+_round_dec = Primitive("round", lambda self, *, decimals: jnp.round(self, decimals),
+                       self=lambda grad: grad * 0)
+
+
+def round(input, *, decimals=0):  # noqa: A001
+    return _round_plain(input) if decimals == 0 else _round_dec(input, decimals=decimals)
+
+
+_frac = Primitive("frac", lambda self: self - jnp.trunc(self), self=lambda grad: grad)
+
+
+def frac(input):
+    return _frac(input)

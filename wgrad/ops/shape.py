@@ -1,0 +1,515 @@
+"""Shape ops: reshape, transpose/permute, squeeze, expand, cat/stack/split, flip, roll,
+repeat; dtype casts and clone."""
+import builtins
+
+import jax.numpy as jnp
+from jax import lax
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Size, Tensor, _make, _wrap_dim
+from ._primitive import Primitive
+
+__all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
+           "t", "numpy_T", "permute", "movedim", "moveaxis", "squeeze", "unsqueeze",
+           "expand", "expand_as", "broadcast_to", "broadcast_tensors", "cat", "concat",
+           "concatenate", "stack", "hstack", "vstack", "split", "chunk", "unbind", "flip",
+           "fliplr", "flipud", "roll", "repeat", "tile", "to", "clone", "contiguous",
+           "sum_to_size", "narrow", "select", "view_as", "reshape_as", "atleast_1d",
+           "atleast_2d", "broadcast_shapes"]
+
+
+def _dims(dims, ndim):
+    if isinstance(dims, int):
+        dims = (dims,)
+    return tuple(_wrap_dim(d, ndim) for d in dims)
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+# ======================================================================================
+# Casts, copies, broadcast reduction
+# ======================================================================================
+
+_to = Primitive("to_copy", lambda self, *, dtype: self.astype(dtype),
+                node_name="ToCopyBackward0", self=lambda grad: grad)
+_clone = Primitive("clone", lambda self: jnp.array(self, copy=True), self=lambda grad: grad)
+
+
+def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False):
+    """Cast to a dtype and/or move to a device (``to(dtype)``, ``to(device)``,
+    ``to(other)``, ``to(device, dtype)``)."""
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (D.dtype, type)) or (hasattr(a, "kind") and not isinstance(a, str)):
+            dtype = a
+        else:
+            device = a
+    out = input
+    if dtype is not None:
+        dtype = D.check_x64(D.as_dtype(dtype))
+        if dtype.np != input._data.dtype:
+            out = _to(out, dtype=dtype.np)
+    if device is not None:
+        from ..interop import _to_device
+        out = _to_device(out, device)
+    if copy and out is input:
+        out = clone(input)
+    return out
+
+
+def clone(input, *, memory_format=None):
+    return _clone(input)
+
+
+def contiguous(input, memory_format=None):
+    return input
+
+
+def _sum_to_fwd(self, *, shape):
+    lead = self.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and self.shape[lead + i] != 1)
+    out = jnp.sum(self, axis=axes, keepdims=True) if axes else self
+    return out.reshape(shape)
+
+
+_sum_to = Primitive("sum_to_size", _sum_to_fwd,
+                    self=lambda grad, self_shape: broadcast_to(grad, self_shape))
+
+
+def sum_to_size(input, *size):
+    """Sum ``input`` down to ``size`` (the inverse of broadcasting)."""
+    shape = _shape_arg(size)
+    if tuple(input.shape) == shape:
+        return input
+    if not _expandable(shape, tuple(input.shape)):
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size "
+                           f"{{{list(input.shape)}}}.")
+    return _sum_to(input, shape=shape)
+
+
+def _expandable(small, big):
+    if len(small) > len(big):
+        return False
+    for s, b in zip(reversed(small), reversed(big)):
+        if s != b and s != 1:
+            return False
+    return True
+
+
+# ======================================================================================
+# Reshapes and permutations
+# ======================================================================================
+
+_reshape = Primitive("reshape", lambda self, *, shape: jnp.reshape(self, shape),
+                     node_name="ViewBackward0",
+                     self=lambda grad, self_shape: grad.reshape(self_shape))
+
+
+def _infer_shape(shape, numel):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // known
+    n = 1
+    for s in shape:
+        n *= s
+    if n != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def reshape(input, *shape):
+    shape = _infer_shape(_shape_arg(shape), input.numel())
+    if shape == tuple(input.shape):
+        return _reshape(input, shape=shape) if input.requires_grad else _alias(input)
+    return _reshape(input, shape=shape)
+
+
+def _alias(t):
+    out = _make(t._data)
+    out._vc = t._vc
+    return out
+
+
+def view(input, *shape):
+    if len(shape) == 1 and isinstance(shape[0], (D.dtype, type, str)):
+        raise NotImplementedError("view(dtype) is not supported by wgrad")
+    return reshape(input, *shape)
+
+
+def view_as(input, other):
+    return reshape(input, tuple(other.shape))
+
+
+reshape_as = view_as
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.ndim == 0:
+        return reshape(input, 1)
+    s, e = _wrap_dim(start_dim, input.ndim), _wrap_dim(end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shp = tuple(input.shape)
+    n = 1
+    for x in shp[s:e + 1]:
+        n *= x
+    return reshape(input, shp[:s] + (n,) + shp[e + 1:])
+
+
+def unflatten(input, dim, sizes):
+    d = _wrap_dim(dim, input.ndim)
+    shp = tuple(input.shape)
+    return reshape(input, shp[:d] + tuple(sizes) + shp[d + 1:])
+
+
+_permute = Primitive("permute", lambda self, *, dims: jnp.transpose(self, dims),
+                     self=lambda grad, dims: grad.permute(tuple(np.argsort(dims).tolist())))
+
+
+def permute(input, *dims):
+    dims = _dims(_shape_arg(dims), input.ndim)
+    if sorted(dims) != list(range(input.ndim)):
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {input.ndim} is not equal to len(dims) = {len(dims)}"
+                           if len(dims) != input.ndim else "permute(): duplicate dims are not "
+                           "allowed.")
+    return _permute(input, dims=dims)
+
+
+def transpose(input, dim0, dim1):
+    n = input.ndim
+    if n == 0:
+        return input
+    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    dims = list(range(n))
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return _permute(input, dims=tuple(dims))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    return transpose(input, 0, 1) if input.ndim == 2 else input
+
+
+def numpy_T(input):
+    return _permute(input, dims=tuple(range(input.ndim))[::-1]) if input.ndim > 1 else input
+
+
+def movedim(input, source, destination):
+    src, dst = _dims(source, input.ndim), _dims(destination, input.ndim)
+    order = [d for d in range(input.ndim) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _permute(input, dims=tuple(order))
+
+
+moveaxis = movedim
+
+
+def squeeze(input, dim=None):
+    shp = tuple(input.shape)
+    if dim is None:
+        new = tuple(s for s in shp if s != 1)
+    else:
+        ds = _dims(dim, input.ndim) if input.ndim else ()
+        new = tuple(s for i, s in enumerate(shp) if not (i in ds and s == 1))
+    return reshape(input, new) if new != shp else _reshape(input, shape=new) \
+        if input.requires_grad else _alias(input)
+
+
+def unsqueeze(input, dim):
+    d = _wrap_dim(dim, input.ndim + 1)
+    shp = tuple(input.shape)
+    return _reshape(input, shape=shp[:d] + (1,) + shp[d:])
+
+
+# ======================================================================================
+# Broadcasting
+# ======================================================================================
+
+_expand = Primitive("expand", lambda self, *, shape: jnp.broadcast_to(self, shape),
+                    self=lambda grad: grad)
+
+
+def broadcast_shapes(*shapes):
+    try:
+        return Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape"
+                           ) from None
+
+
+def expand(input, *sizes):
+    sizes = _shape_arg(sizes)
+    shp = tuple(input.shape)
+    if len(sizes) < len(shp):
+        raise RuntimeError(f"expand({input.dtype!r}{{{list(shp)}}}, size={list(sizes)}): the "
+                           f"number of sizes provided ({len(sizes)}) must be greater or equal "
+                           f"to the number of dimensions in the tensor ({len(shp)})")
+    lead = len(sizes) - len(shp)
+    out = list(sizes)
+    for i, s in enumerate(shp):
+        want = sizes[lead + i]
+        if want == -1:
+            out[lead + i] = s
+        elif s != want and s != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({want}) must match the "
+                               f"existing size ({s}) at non-singleton dimension {lead + i}.  "
+                               f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shp)}")
+    out = tuple(out)
+    if out == shp:
+        return _expand(input, shape=out) if input.requires_grad else _alias(input)
+    return _expand(input, shape=out)
+
+
+def expand_as(input, other):
+    return expand(input, tuple(other.shape))
+
+
+def broadcast_to(input, size):
+    return expand(input, tuple(size))
+
+
+def broadcast_tensors(*tensors):
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(expand(t, shape) for t in tensors)
+
+
+# ======================================================================================
+# Joining and splitting
+# ======================================================================================
+
+def _cat_backward(grad, tensors_shape, dim):
+    out, start = [], 0
+    for shp in tensors_shape:
+        if len(shp) == 1 and shp[0] == 0:  # torch skips legacy empty inputs
+            out.append(None)
+            continue
+        out.append(narrow(grad, dim, start, shp[dim]))
+        start += shp[dim]
+    return out
+
+
+_cat = Primitive("cat", lambda *tensors, dim: jnp.concatenate(
+    [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or tensors[:1], axis=dim),
+    tensors=_cat_backward)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    ref = next((t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)), tensors[0])
+    d = _wrap_dim(dim, ref.ndim)
+    from ._promote import result_type
+    dt = result_type(*[t for t in tensors])
+    tensors = [t if t.dtype is dt else t.to(dt) for t in tensors]
+    for i, t in enumerate(tensors):
+        if t.ndim == 1 and t.shape[0] == 0:
+            continue
+        if t.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} "
+                               f"and {t.ndim}")
+        for j in range(ref.ndim):
+            if j != d and t.shape[j] != ref.shape[j]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {ref.shape[j]} but got size {t.shape[j]} "
+                                   f"for tensor number {i} in the list.")
+    return _cat(*tensors, dim=d)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, x in enumerate(tensors[1:], 1):
+        if x.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(x.shape)} at "
+                               f"entry {i}")
+    d = _wrap_dim(dim, tensors[0].ndim + 1)
+    return cat([unsqueeze(x, d) for x in tensors], d)
+
+
+def hstack(tensors):
+    tensors = [atleast_1d(x) for x in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([atleast_2d(x) for x in tensors], 0)
+
+
+def atleast_1d(x):
+    return reshape(x, 1) if x.ndim == 0 else x
+
+
+def atleast_2d(x):
+    return reshape(x, (1,) * (2 - x.ndim) + tuple(x.shape)) if x.ndim < 2 else x
+
+
+_slice = Primitive("slice", lambda self, *, dim, start, length: lax.slice_in_dim(
+    self, start, start + length, axis=dim), self=lambda grad, self_shape, dim, start: _pad_dim(
+        grad, self_shape, dim, start))
+
+
+_pad = Primitive("slice_backward", lambda self, *, shape, dim, start: _pad_fwd(
+    self, shape, dim, start), self=lambda grad, self_shape, dim, start: narrow(
+        grad, dim, start, self_shape[dim]))
+
+
+def _pad_fwd(x, shape, dim, start):
+    widths = [(0, 0)] * x.ndim
+    widths[dim] = (start, shape[dim] - start - x.shape[dim])
+    return jnp.pad(x, widths)
+
+
+def _pad_dim(grad, self_shape, dim, start):
+    return _pad(grad, shape=tuple(self_shape), dim=dim, start=start)
+
+
+def narrow(input, dim, start, length):
+    d = _wrap_dim(dim, input.ndim)
+    size = input.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or start + length > size or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return _slice(input, dim=d, start=int(start), length=int(length))
+
+
+def select(input, dim, index):
+    d = _wrap_dim(dim, input.ndim)
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {d}")
+    out = narrow(input, d, index % size, 1)
+    return squeeze(out, d)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    d = _wrap_dim(dim, tensor.ndim)
+    size = tensor.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        sizes = [builtins.min(step, size - s) for s in range(0, size, step)] if size else [0]
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
+                               f"(input tensor's size at dimension {d}), but got "
+                               f"split_sizes={sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(tensor, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    size = input.shape[_wrap_dim(dim, input.ndim)]
+    step = -(-size // chunks) if size else 1
+    return split(input, step, dim)
+
+
+def unbind(input, dim=0):
+    d = _wrap_dim(dim, input.ndim)
+    return tuple(select(input, d, i) for i in range(input.shape[d]))
+
+
+# ======================================================================================
+# Reordering and tiling
+# ======================================================================================
+
+_flip = Primitive("flip", lambda self, *, dims: jnp.flip(self, dims),
+                  self=lambda grad, dims: grad.flip(dims))
+
+
+def flip(input, dims):
+    return _flip(input, dims=_dims(dims, input.ndim))
+
+
+def fliplr(input):
+    return flip(input, (1,))
+
+
+def flipud(input):
+    return flip(input, (0,))
+
+
+_roll = Primitive("roll", lambda self, *, shifts, dims: jnp.roll(self, shifts, dims),
+                  self=lambda grad, shifts, dims: grad.roll(
+                      tuple(-s for s in shifts), dims if dims is not None else None))
+
+
+def roll(input, shifts, dims=None):
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"`shifts` required to be of length 1 when `dims` is None, "
+                               f"got {len(shifts)}")
+        flat = flatten(input)
+        return reshape(_roll(flat, shifts=shifts, dims=(0,)), tuple(input.shape))
+    dims = _dims(dims, input.ndim)
+    if len(dims) != len(shifts):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
+                           f"{len(dims)}")
+    return _roll(input, shifts=shifts, dims=dims)
+
+
+def _repeat_backward(grad, self_shape, repeats):
+    lead = len(repeats) - len(self_shape)
+    shape = (1,) * lead + tuple(self_shape)
+    split_shape, sum_axes = [], []
+    for i, (r, s) in enumerate(zip(repeats, shape)):
+        split_shape += [r, s]
+        sum_axes.append(2 * i)
+    g = grad.reshape(tuple(split_shape)).sum(tuple(sum_axes))
+    return g.reshape(tuple(self_shape))
+
+
+_repeat = Primitive("repeat", lambda self, *, repeats: jnp.tile(self, repeats),
+                    self=_repeat_backward)
+
+
+def repeat(input, *sizes):
+    sizes = _shape_arg(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
+                           "number of dimensions of tensor")
+    return _repeat(input, repeats=sizes)
+
+
+def tile(input, dims):
+    dims = tuple(dims)
+    if len(dims) < input.ndim:
+        dims = (1,) * (input.ndim - len(dims)) + dims
+    return repeat(input, dims)
