@@ -22,6 +22,7 @@ def _bind_methods():
             if name not in _NOT_METHODS and not hasattr(Tensor, name):
                 setattr(Tensor, name, getattr(mod, name))
     Tensor.to = shape.to
+    Tensor._sum_to = shape.sum_to_size
     Tensor.where = lambda self, condition, y: elementwise.where(condition, self, y)
     Tensor.type_as = lambda self, other: shape.to(self, other.dtype)
     for name, dt in (("float", "float32"), ("double", "float64"), ("half", "float16"),

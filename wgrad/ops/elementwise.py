@@ -24,6 +24,7 @@ __all__ = [
     "ceil", "round", "trunc", "frac", "bitwise_not", "bitwise_and", "bitwise_or",
     "bitwise_xor", "logical_not", "logical_and", "logical_or", "logical_xor", "atan2",
     "hypot", "lerp", "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
+    "view_as_real", "view_as_complex",
 ]
 
 _I = 1j
@@ -373,6 +374,30 @@ _polar = Primitive(
 
 def polar(abs, angle):  # noqa: A002
     return _polar(abs, angle)
+
+
+_view_as_real = Primitive(
+    "view_as_real", lambda self: jnp.stack([jnp.real(self), jnp.imag(self)], axis=-1),
+    self=lambda grad: view_as_complex(grad))
+_view_as_complex = Primitive(
+    "view_as_complex", lambda self: jax.lax.complex(self[..., 0], self[..., 1]),
+    self=lambda grad: view_as_real(grad))
+
+
+def view_as_real(input):
+    """A real tensor with a trailing dimension of 2 holding real and imaginary parts."""
+    if not input.is_complex():
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return _view_as_real(input)
+
+
+def view_as_complex(input):
+    if input.ndim == 0 or input.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if input.dtype not in (D.float32, D.float64):
+        raise RuntimeError("view_as_complex is only supported for float and double tensors, "
+                           f"but got a tensor of scalar type: {input.dtype.name}")
+    return _view_as_complex(input)
 
 
 # ======================================================================================
