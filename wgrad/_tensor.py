@@ -159,8 +159,8 @@ class Tensor:
         if requires_grad:
             d = self.dtype
             if not (d.is_floating_point or d.is_complex):
-                raise RuntimeError("only Tensors of floating point and complex dtype can "
-                                   "require gradients")
+                raise RuntimeError("only Tensors of floating point dtype can require "
+                                   "gradients")
             if self._is_inference and not _grad_state.inference:
                 raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                    "InferenceMode is not allowed.")
@@ -174,7 +174,9 @@ class Tensor:
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
                 "Its .grad attribute won't be populated during autograd.backward(). If you "
                 "indeed want the .grad field to be populated for a non-leaf Tensor, use "
-                ".retain_grad() on the non-leaf Tensor.", UserWarning, stacklevel=2)
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead.", UserWarning,
+                stacklevel=2)
         return self._grad
 
     @grad.setter

@@ -32,8 +32,10 @@ from ..autograd.saved import SavedTensor
 __all__ = ["Primitive", "OpNode", "primitive"]
 
 _DIFF_KINDS = ("f", "c")
-_ERR_INFERENCE = ("Inference tensors cannot be saved for backward. To work around you can "
-                  "make a clone to get a normal tensor and use it in autograd.")
+_ERR_INFERENCE = ("Inference tensors cannot be saved for backward. Please do not use Tensors "
+                  "created in inference mode in computation tracked by autograd. To work "
+                  "around this, you can make a clone to get a normal tensor and use it in "
+                  "autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
 
 
 class Primitive:
