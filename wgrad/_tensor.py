@@ -464,9 +464,12 @@ def _repr(t):
         if a.size == 0:
             body = "[]" if a.ndim == 1 else f"[], size={tuple(a.shape)}"
         else:
+            mode = None
+            if a.dtype.kind in "fc":  # torch: "1., 2." for whole numbers, else 4 decimals
+                whole = np.all(np.isfinite(a)) and np.all(np.round(a) == a)
+                mode = "unique" if whole else "fixed"
             body = np.array2string(a, separator=", ", precision=4, prefix="tensor(",
-                                   floatmode="maxprec_equal" if a.dtype.kind in "fc" else None,
-                                   suppress_small=False)
+                                   floatmode=mode, suppress_small=True)
     return "tensor(" + body + "".join(", " + e for e in extras) + ")"
 
 

@@ -1,0 +1,117 @@
+"""Tensor basics: dtypes, creation functions, metadata, repr, conversions, random draws."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import wgrad
+
+
+def test_default_dtypes_follow_torch():
+    assert wgrad.tensor([1.0]).dtype is wgrad.float32
+    assert wgrad.tensor([1]).dtype is wgrad.int64
+    assert wgrad.tensor([True]).dtype is wgrad.bool
+    assert wgrad.tensor([1j]).dtype is wgrad.complex64
+    assert wgrad.tensor(np.ones(2)).dtype is wgrad.float64  # numpy keeps its dtype
+    assert wgrad.zeros(2).dtype is wgrad.float32
+    assert wgrad.arange(3).dtype is wgrad.int64 and wgrad.arange(0, 1, 0.5).dtype is \
+        wgrad.float32
+    assert wgrad.full((2,), 1j).dtype is wgrad.complex64
+    wgrad.set_default_dtype(wgrad.float64)
+    assert wgrad.tensor([1.0]).dtype is wgrad.float64 and wgrad.tensor([1j]).dtype is \
+        wgrad.complex128
+
+
+def test_all_dtypes_round_trip():
+    for d in (wgrad.bool, wgrad.int32, wgrad.int64, wgrad.float32, wgrad.float64,
+              wgrad.complex64, wgrad.complex128):
+        t = wgrad.zeros(2, dtype=d)
+        assert t.dtype is d and t.numpy().dtype == d.np
+
+
+def test_metadata():
+    t = wgrad.zeros(2, 3, dtype=wgrad.complex128)
+    assert t.shape == (2, 3) and isinstance(t.shape, wgrad.Size) and t.ndim == 2
+    assert t.numel() == 6 and t.size(1) == 3 and t.size(-2) == 2 and t.dim() == 2
+    assert t.is_complex() and not t.is_floating_point() and t.device == wgrad.device("cpu")
+    assert repr(t.shape) == "wgrad.Size([2, 3])"
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        t.size(2)
+
+
+def test_item_tolist_numpy():
+    t = wgrad.tensor([[1.0, 2.0]])
+    assert t.tolist() == [[1.0, 2.0]] and wgrad.tensor(3.5).item() == 3.5
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to "
+                                           "Scalar"):
+        t.item()
+    r = wgrad.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires "
+                                           "grad"):
+        r.numpy()
+    np.testing.assert_array_equal(r.detach().numpy(), [1, 1])
+
+
+def test_repr():
+    x = wgrad.tensor([1.5, 2.0], requires_grad=True)
+    assert repr(x) == "tensor([1.5000, 2.0000], requires_grad=True)"
+    assert repr(x * 2) == "tensor([3., 4.], grad_fn=<MulBackward0>)"
+    assert "dtype=wgrad.complex128" in repr(wgrad.tensor([1j], dtype=wgrad.complex128))
+
+
+def test_creation_functions():
+    np.testing.assert_array_equal(wgrad.eye(2).numpy(), np.eye(2))
+    np.testing.assert_allclose(wgrad.linspace(0, 1, 5).numpy(), np.linspace(0, 1, 5))
+    np.testing.assert_array_equal(wgrad.arange(1, 7, 2).numpy(), [1, 3, 5])
+    assert wgrad.full((2, 2), 3.0).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+    base = wgrad.ones(2, 3, dtype=wgrad.complex64)
+    for like in (wgrad.zeros_like, wgrad.ones_like, wgrad.randn_like, wgrad.rand_like,
+                 wgrad.empty_like):
+        t = like(base)
+        assert t.shape == base.shape and t.dtype is wgrad.complex64
+    assert wgrad.full_like(base, 2).tolist()[0][0] == 2
+    assert wgrad.zeros((2, 1)).shape == (2, 1) and wgrad.ones([3]).shape == (3,)
+
+
+def test_random_draws_seeded_and_complex_normal_has_unit_power():
+    wgrad.manual_seed(3)
+    a = wgrad.randn(4)
+    wgrad.manual_seed(3)
+    np.testing.assert_array_equal(a.numpy(), wgrad.randn(4).numpy())
+    z = wgrad.randn(200_000, dtype=wgrad.complex128).numpy()
+    assert abs(np.mean(np.abs(z) ** 2) - 1) < 0.02
+    assert abs(np.var(z.real) - 0.5) < 0.02 and abs(np.var(z.imag) - 0.5) < 0.02
+    u = wgrad.rand(1000).numpy()
+    assert u.min() >= 0 and u.max() < 1
+
+
+def test_dunders_including_reflected():
+    x = wgrad.tensor([1.0, 2.0])
+    assert (1 + x).tolist() == [2, 3] and (1 - x).tolist() == [0, -1]
+    assert (2 * x).tolist() == [2, 4] and (2 / x).tolist() == [2, 1]
+    assert (2 ** x).tolist() == [2, 4] and (x ** 2).tolist() == [1, 4]
+    assert (-x).tolist() == [-1, -2] and abs(-x).tolist() == [1, 2]
+    assert (x // 1.5).tolist() == [0, 1] and (x % 1.5).tolist() == [1, 0.5]
+    assert (x > 1).tolist() == [False, True] and (x == 1).tolist() == [True, False]
+    assert (x @ x).item() == 5.0
+    m = wgrad.tensor([True, False])
+    assert (~m).tolist() == [False, True] and (m | ~m).tolist() == [True, True]
+    assert float(wgrad.tensor(2.5)) == 2.5 and int(wgrad.tensor(3)) == 3
+    assert len(x) == 2 and [v.item() for v in x] == [1.0, 2.0]
+
+
+def test_x64_opt_out_raises_clearly():
+    code = ("import wgrad\n"
+            "assert wgrad.tensor([1.0, 2.0]).dtype is wgrad.float32\n"
+            "assert wgrad.tensor([1]).dtype is wgrad.int32\n"
+            "try:\n"
+            "    wgrad.zeros(2, dtype=wgrad.float64)\n"
+            "except RuntimeError as e:\n"
+            "    print(e)\n")
+    env = dict(os.environ, WGRAD_DISABLE_X64="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "wgrad.float64 is unavailable: WGRAD_DISABLE_X64 is set" in out.stdout
