@@ -1,16 +1,50 @@
-"""Indexing reads: __getitem__ (basic and advanced), index_select, gather, take_along_dim,
-and their scatter-add adjoints."""
+"""Indexing family: __getitem__ (basic and advanced), index_select/add/copy/put, gather,
+scatter/scatter_add/scatter_reduce, take/put, masked_select/masked_scatter, nonzero, unfold,
+sort/topk/kthvalue/median, tril/triu, diag/diag_embed/diagonal, kron.
+
+Every read has a scatter-add adjoint primitive and every write a gather adjoint, each the
+other's backward, so gradients of any order stay inside this table.
+"""
+import collections
+
+import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from .. import _dtype as D
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _make, _wrap_dim
 from ._primitive import Primitive
 
-__all__ = ["getitem", "nonzero"]
+__all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "gather",
+           "take_along_dim", "take", "put", "scatter", "scatter_add", "scatter_reduce",
+           "masked_select", "masked_scatter", "nonzero", "argwhere", "unfold", "sort",
+           "argsort", "topk", "kthvalue", "median", "tril", "triu", "diag", "diag_embed",
+           "diagonal", "kron"]
 
 _ADV = "adv"
+_FULL = ("slice", None, None, None)
 
+sort_result = collections.namedtuple("sort", ["values", "indices"])
+topk_result = collections.namedtuple("topk", ["values", "indices"])
+kthvalue_result = collections.namedtuple("kthvalue", ["values", "indices"])
+median_result = collections.namedtuple("median", ["values", "indices"])
+
+
+def _raw(x):
+    """Index arrays reach formulas as Tensors (jitted kernel) or jax arrays (create_graph)."""
+    if isinstance(x, tuple):
+        return tuple(_raw(i) for i in x)
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _is_tracer(x):
+    return isinstance(x, jax.core.Tracer)
+
+
+# ======================================================================================
+# Keyed indexing: x[key], its scatter-add adjoint, and index_put
+# ======================================================================================
 
 def _rebuild(key, arrays):
     it = iter(arrays)
@@ -27,34 +61,47 @@ def _rebuild(key, arrays):
     return tuple(out)
 
 
-def _index_fwd(self, indices, *, key):
-    return self[_rebuild(key, indices)]
+def _index_put_fwd(self, indices, values, *, key, accumulate):
+    at = self.at[_rebuild(key, indices)]
+    return at.add(values) if accumulate else at.set(values)
 
 
-def _index_add_fwd(grad, indices, *, key, shape):
-    return jnp.zeros(shape, grad.dtype).at[_rebuild(key, indices)].add(grad)
+def _index_prim(name, node_name):
+    return Primitive(name, lambda self, indices, *, key: self[_rebuild(key, indices)],
+                     node_name=node_name,
+                     self=lambda grad, indices, key, self_shape: _index_backward(
+                         grad, _raw(indices), key=key, shape=tuple(self_shape)))
 
 
-def _raw(ix):
-    return tuple(i._data if isinstance(i, Tensor) else i for i in ix)
-
-
-_index = Primitive(
-    "index", _index_fwd,
-    self=lambda grad, indices, key, self_shape: _index_add_zeros(grad, indices, key,
-                                                                 self_shape))
-_index_add = Primitive(
-    "index_put", _index_add_fwd, node_name="IndexPutBackward0",
+_index = _index_prim("index", "IndexBackward0")
+_index_select = _index_prim("index_select", "IndexSelectBackward0")
+_index_backward = Primitive(
+    "index_backward",
+    lambda grad, indices, *, key, shape: jnp.zeros(shape, grad.dtype).at[
+        _rebuild(key, indices)].add(grad),
     grad=lambda grad, indices, key: _index(grad, _raw(indices), key=key))
 
 
-def _index_add_zeros(grad, indices, key, shape):
-    return _index_add(grad, _raw(indices), key=key, shape=tuple(shape))
+def _index_put_prim(name, node_name):
+    return Primitive(
+        name, _index_put_fwd, node_name=node_name,
+        self=lambda grad, indices, key, accumulate: grad if accumulate else _index_put(
+            grad, _raw(indices), 0.0, key=key, accumulate=False),
+        values=lambda grad, indices, key: _index(grad, _raw(indices), key=key))
 
 
-def _is_tracer(x):
-    import jax
-    return isinstance(x, jax.core.Tracer)
+_index_put = _index_put_prim("index_put", "IndexPutBackward0")
+_index_add = _index_put_prim("index_add", "IndexAddBackward0")
+_index_copy = _index_put_prim("index_copy", "IndexCopyBackward0")
+
+
+def _bounds(a, size, dim, err=IndexError):
+    if not _is_tracer(a) and np.size(a):
+        a = np.asarray(a)
+        lo, hi = int(a.min()), int(a.max())
+        if hi >= size or lo < -size:
+            raise err(f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} "
+                      f"with size {size}")
 
 
 def _normalize(self, idx):
@@ -62,15 +109,15 @@ def _normalize(self, idx):
     if not isinstance(idx, tuple):
         idx = (idx,)
     key, arrays = [], []
-    dim = 0
     ndim = self.ndim
-    n_specified = sum(1 for i in idx if i is not None and i is not Ellipsis and
-                      not (isinstance(i, (Tensor, np.ndarray)) and i.dtype in (D.bool, np.bool_))
-                      ) + sum(
-        (i.ndim if isinstance(i, (Tensor, np.ndarray)) else 0) for i in idx
-        if isinstance(i, (Tensor, np.ndarray)) and i.dtype in (D.bool, np.bool_))
+
+    def is_mask(i):
+        return isinstance(i, (Tensor, np.ndarray)) and i.dtype in (D.bool, np.bool_)
+    n_specified = sum(i.ndim if is_mask(i) else 1 for i in idx
+                      if i is not None and i is not Ellipsis and not isinstance(i, bool))
     if n_specified > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    dim = 0
     for i in idx:
         if i is None:
             key.append(None)
@@ -87,10 +134,10 @@ def _normalize(self, idx):
             key.append(int(i))
             dim += 1
         elif isinstance(i, slice):
-            key.append(("slice", _int_or_none(i.start), _int_or_none(i.stop),
-                        _int_or_none(i.step)))
             if i.step is not None and int(i.step) <= 0:
                 raise ValueError("step must be greater than zero")
+            key.append(("slice", _int_or_none(i.start), _int_or_none(i.stop),
+                        _int_or_none(i.step)))
             dim += 1
         else:
             a = i._data if isinstance(i, Tensor) else np.asarray(i)
@@ -102,6 +149,11 @@ def _normalize(self, idx):
                 if _is_tracer(a):
                     raise RuntimeError("boolean mask indexing has a data-dependent shape and "
                                        "cannot be traced; use wgrad.where instead")
+                if a.ndim == 0:  # a 0-d mask adds a dim of size 1 (True) or 0 (False)
+                    key.append(None)
+                    key.append(_ADV)
+                    arrays.append(jnp.zeros((1 if bool(a) else 0,), D.default_int().np))
+                    continue
                 for nz in np.nonzero(np.asarray(a)):
                     key.append(_ADV)
                     arrays.append(jnp.asarray(nz))
@@ -110,13 +162,7 @@ def _normalize(self, idx):
             if a.dtype.kind not in "iu":
                 raise IndexError("tensors used as indices must be long, int, byte or bool "
                                  "tensors")
-            if not _is_tracer(a) and a.size:
-                size = self.shape[dim]
-                lo, hi = int(np.min(np.asarray(a))), int(np.max(np.asarray(a)))
-                if hi >= size or lo < -size:
-                    bad = hi if hi >= size else lo
-                    raise IndexError(f"index {bad} is out of bounds for dimension {dim} with "
-                                     f"size {size}")
+            _bounds(a, self.shape[dim], dim)
             key.append(_ADV)
             arrays.append(jnp.asarray(a))
             dim += 1
@@ -128,14 +174,818 @@ def _int_or_none(x):
 
 
 def getitem(input, idx):
-    """``input[idx]`` with torch's (numpy's) basic and advanced indexing rules."""
+    """``input[idx]`` with torch's (numpy's) basic and advanced indexing rules.
+
+    Example
+    -------
+    >>> x = wgrad.arange(6.).reshape(2, 3)
+    >>> x[1, [0, 2]]
+    tensor([3., 5.])
+    """
     key, arrays = _normalize(input, idx)
     return _index(input, arrays, key=key)
 
 
+def _same_dtype(input, values, what="Index put"):
+    if values.dtype is not input.dtype:
+        raise RuntimeError(f"{what} requires the source and destination dtypes match, got "
+                           f"{_tname(input)} for the destination and {_tname(values)} for the "
+                           f"source.")
+
+
+def _tname(t):
+    return {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "bool": "Bool",
+            "float16": "Half", "bfloat16": "BFloat16"}.get(t.dtype.name, t.dtype.name)
+
+
+def _as_tensor(v, like):
+    if isinstance(v, Tensor):
+        return v
+    from .._creation import tensor
+    return tensor(v, dtype=like.dtype)
+
+
+def index_put(input, indices, values, accumulate=False):
+    """Out-of-place ``input[indices] = values`` (``+=`` with ``accumulate=True``).
+
+    Example
+    -------
+    >>> x = wgrad.zeros(3)
+    >>> x.index_put((wgrad.tensor([0, 0]),), wgrad.tensor(1.), accumulate=True)
+    tensor([2., 0., 0.])
+    """
+    indices = tuple(indices)
+    if len(indices) > input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim} "
+                         f"(got {len(indices)})")
+    values = _as_tensor(values, input)
+    _same_dtype(input, values)
+    key, arrays = _normalize(input, tuple(slice(None) if i is None else i for i in indices))
+    return _index_put(input, arrays, values, key=key, accumulate=bool(accumulate))
+
+
+# ======================================================================================
+# Indexing along one dim: index_select, index_add, index_copy
+# ======================================================================================
+
+def _dim_index(input, dim, index, name):
+    d = _wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    a = index._data.reshape(-1)
+    if a.dtype.kind not in "iu":
+        raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
+    if input.ndim:
+        _bounds(a, input.shape[d], d)
+    return d, (_FULL,) * d + (_ADV,), (a,)
+
+
+def index_select(input, dim, index):
+    """Entries of ``input`` at ``index`` (a vector) along ``dim``.
+
+    Example
+    -------
+    >>> wgrad.index_select(wgrad.tensor([[1., 2.], [3., 4.]]), 1, wgrad.tensor([1]))
+    tensor([[2.],
+            [4.]])
+    """
+    if input.ndim == 0:
+        _dim_index(input, dim, index, "index_select")
+        return _index_select(input.reshape(1), (index._data.reshape(-1),),
+                             key=(_ADV,)).reshape(())
+    try:
+        d, key, arrays = _dim_index(input, dim, index, "index_select")
+    except IndexError as e:
+        if "out of bounds" in str(e):
+            raise IndexError("index out of range in self") from None
+        raise
+    return _index_select(input, arrays, key=key)
+
+
+def _check_source(input, d, index, source, name):
+    n = int(np.size(index._data))
+    src = tuple(source.shape) if source.ndim else (1,)
+    if (src[d] if d < len(src) else 1) != n:
+        raise (RuntimeError if name == "index_add_" else IndexError)(
+            f"{name}(): Number of indices ({n}) should be equal to source.size(dim)"
+            f"{':' if name == 'index_add_' else ''} ({src[d]})"
+            f"{f', for dim: {d}' if name == 'index_add_' else ''}")
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """``input`` with ``alpha * source`` added at ``index`` along ``dim``.
+
+    Example
+    -------
+    >>> wgrad.zeros(3).index_add(0, wgrad.tensor([0, 0, 2]), wgrad.tensor([1., 2., 3.]))
+    tensor([3., 0., 3.])
+    """
+    d, key, arrays = _dim_index(input, dim, index, "index_add")
+    _check_source(input, d, index, source, "index_add_")
+    _same_dtype(input, source, "index_add_():")
+    if alpha != 1:
+        source = source * alpha
+    return _index_add(input, arrays, source, key=key, accumulate=True)
+
+
+def index_copy(input, dim, index, source):
+    """``input`` with the slices of ``source`` copied to ``index`` along ``dim``."""
+    d, key, arrays = _dim_index(input, dim, index, "index_copy")
+    _check_source(input, d, index, source, "index_copy_")
+    _same_dtype(input, source, "index_copy_():")
+    return _index_copy(input, arrays, source, key=key, accumulate=False)
+
+
+# ======================================================================================
+# gather / scatter: one index entry per output element
+# ======================================================================================
+
+def _full_index(index, dim):
+    """Index arrays addressing ``index``'s positions, with ``index`` itself along ``dim``."""
+    return tuple(index if d == dim else lax.broadcasted_iota(index.dtype, index.shape, d)
+                 for d in range(index.ndim))
+
+
+def _gather_fwd(self, index, *, dim, squeeze=False):
+    out = self[_full_index(index, dim)]
+    return jnp.squeeze(out, dim) if squeeze else out
+
+
+def _gather_prim(name, node_name):
+    return Primitive(name, _gather_fwd, node_name=node_name,
+                     self=lambda grad, index, dim, squeeze, self_shape: _gather_backward(
+                         grad.unsqueeze(dim) if squeeze else grad, _raw(index), dim=dim,
+                         shape=tuple(self_shape)))
+
+
+_gather = _gather_prim("gather", "GatherBackward0")
+_gather_backward = Primitive(
+    "gather_backward",
+    lambda grad, index, *, dim, shape: jnp.zeros(shape, grad.dtype).at[
+        _full_index(index, dim)].add(grad),
+    grad=lambda grad, index, dim: _gather(grad, _raw(index), dim=dim, squeeze=False))
+
+
+def _scatter_fwd(self, index, src, *, dim, accumulate):
+    at = self.at[_full_index(index, dim)]
+    return at.add(src) if accumulate else at.set(src)
+
+
+def _scatter_prim(name, node_name):
+    return Primitive(
+        name, _scatter_fwd, node_name=node_name,
+        self=lambda grad, index, dim, accumulate: grad if accumulate else _scatter(
+            grad, _raw(index), 0.0, dim=dim, accumulate=False),
+        src=lambda grad, index, dim: _gather(grad, _raw(index), dim=dim, squeeze=False))
+
+
+_scatter = _scatter_prim("scatter", "ScatterBackward0")
+_scatter_value = _scatter_prim("scatter_value", "ScatterBackward1")
+_scatter_add = _scatter_prim("scatter_add", "ScatterAddBackward0")
+
+
+def _check_gather(input, dim, index, src=None, name="gather"):
+    if input.ndim == 0 and index.ndim == 0:
+        return 0
+    d = _wrap_dim(dim, input.ndim)
+    if index._data.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.ndim != max(input.ndim, 1) and index.numel():
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    ishp, sshp = list(index.shape), list(input.shape)
+    for k in range(index.ndim):
+        if k == d:
+            continue
+        if ishp[k] > sshp[k] or (src is not None and ishp[k] > _size(src, k)):
+            if src is None:
+                raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                                   f"{ishp} to be no larger than self {sshp} apart from "
+                                   f"dimension {d}")
+            raise RuntimeError(f"Expected index {ishp} to be no larger than self {sshp} apart "
+                               f"from dimension {d} and to be no larger size than src "
+                               f"{list(src.shape)}")
+    if src is not None and ishp and ishp[d] > _size(src, d):
+        raise RuntimeError(f"Expected index {ishp} to be no larger than self {sshp} apart "
+                           f"from dimension {d} and to be no larger size than src "
+                           f"{list(src.shape)}")
+    if input.ndim:
+        _bounds(index._data, sshp[d], d, RuntimeError)
+    return d
+
+
+def _size(t, k):
+    return t.shape[k] if k < t.ndim else 1
+
+
+def _nd(x):
+    return x if x.ndim else x.reshape(1)
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    """``out[i][j] = input[index[i][j]][j]`` (for ``dim=0``), with torch's size rules.
+
+    Example
+    -------
+    >>> wgrad.gather(wgrad.tensor([[1., 2.], [3., 4.]]), 1, wgrad.tensor([[1], [0]]))
+    tensor([[2.],
+            [3.]])
+    """
+    d = _check_gather(input, dim, index)
+    out = _gather(_nd(input), _nd(index)._data, dim=d, squeeze=False)
+    return out.reshape(tuple(index.shape)) if index.ndim == 0 else out
+
+
+def _src_part(src, index):
+    """The leading block of ``src`` that ``index`` addresses (torch ignores the rest)."""
+    if tuple(src.shape) == tuple(index.shape):
+        return src
+    return getitem(src, tuple(slice(0, n) for n in index.shape))
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """``input`` with ``src`` (a tensor or scalar ``value``) written at ``index`` along
+    ``dim``: ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.
+
+    Example
+    -------
+    >>> wgrad.zeros(3).scatter(0, wgrad.tensor([2, 0]), wgrad.tensor([1., 2.]))
+    tensor([2., 0., 1.])
+    """
+    if src is None:
+        src = value
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+        if reduce == "multiply":
+            raise NotImplementedError("scatter(reduce='multiply') is not supported by wgrad")
+        if not isinstance(src, Tensor):
+            src = _full_like_index(input, index, src)
+        return scatter_add(input, dim, index, src)
+    if isinstance(src, Tensor):
+        d = _check_gather(input, dim, index, src, "scatter")
+        _same_dtype(input, src, "scatter():")
+        out = _scatter(_nd(input), _nd(index)._data, _nd(_src_part(src, index)), dim=d,
+                       accumulate=False)
+    else:
+        d = _check_gather(input, dim, index, None, "scatter")
+        out = _scatter_value(_nd(input), _nd(index)._data, src, dim=d, accumulate=False)
+    return out.reshape(()) if input.ndim == 0 else out
+
+
+def _full_like_index(input, index, v):
+    from .._creation import full
+    return full(tuple(index.shape), v, dtype=input.dtype)
+
+
+def scatter_add(input, dim, index, src):
+    """``input`` with ``src`` added at ``index`` along ``dim`` (duplicates accumulate).
+
+    Example
+    -------
+    >>> wgrad.zeros(2).scatter_add(0, wgrad.tensor([1, 1, 0]), wgrad.tensor([1., 2., 3.]))
+    tensor([3., 3.])
+    """
+    d = _check_gather(input, dim, index, src, "scatter_add")
+    _same_dtype(input, src, "scatter_add():")
+    out = _scatter_add(_nd(input), _nd(index)._data, _nd(_src_part(src, index)), dim=d,
+                       accumulate=True)
+    return out.reshape(()) if input.ndim == 0 else out
+
+
+def _minmax_masks(self, index, src, result, dim, include_self):
+    # torch's scatter_reduce_backward: ties share the gradient evenly
+    self_is = (self == result).to(result.dtype)
+    if not include_self:
+        self_is = _scatter(self_is, _raw(index), 0.0, dim=dim, accumulate=False)
+    src_is = (src == _gather(result, _raw(index), dim=dim, squeeze=False)).to(result.dtype)
+    count = _scatter_add(self_is, _raw(index), src_is, dim=dim, accumulate=True)
+    return self_is, src_is, count
+
+
+def _scatter_minmax_self(grad, self, index, src, result, dim, include_self):
+    self_is, _, count = _minmax_masks(self, index, src, result, dim, include_self)
+    return grad * self_is / count
+
+
+def _scatter_minmax_src(grad, self, index, src, result, dim, include_self):
+    _, src_is, count = _minmax_masks(self, index, src, result, dim, include_self)
+    return src_is * _gather(grad / count, _raw(index), dim=dim, squeeze=False)
+
+
+def _scatter_minmax_fwd(self, index, src, *, dim, reduce, include_self):
+    idx = _full_index(index, dim)
+    if not include_self:
+        fill = -jnp.inf if reduce == "amax" else jnp.inf
+        if self.dtype.kind in "iu":
+            info = jnp.iinfo(self.dtype)
+            fill = info.min if reduce == "amax" else info.max
+        self = self.at[idx].set(fill)
+    return self.at[idx].max(src) if reduce == "amax" else self.at[idx].min(src)
+
+
+_scatter_minmax = Primitive("scatter_reduce", _scatter_minmax_fwd,
+                            node_name="ScatterReduceBackward0",
+                            self=_scatter_minmax_self, src=_scatter_minmax_src)
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with ``reduce`` in
+    ``"sum"``, ``"mean"``, ``"amax"``, ``"amin"`` (``include_self`` as torch).
+
+    Example
+    -------
+    >>> x = wgrad.tensor([0., 5.])
+    >>> x.scatter_reduce(0, wgrad.tensor([0, 0, 1]), wgrad.tensor([1., 3., 2.]), "amax")
+    tensor([3., 5.])
+    """
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, "
+                           f"got {reduce}")
+    if reduce == "prod":
+        raise NotImplementedError("scatter_reduce(reduce='prod') is not supported by wgrad")
+    d = _check_gather(input, dim, index, src, "scatter_reduce")
+    _same_dtype(input, src, "scatter_reduce():")
+    x, ix, s = _nd(input), _nd(index)._data, _nd(_src_part(src, index))
+    if reduce in ("amax", "amin"):
+        if input.is_complex():
+            raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not "
+                                      f"implemented for '{_tname(input)}'")
+        out = _scatter_minmax(x, ix, s, dim=d, reduce=reduce, include_self=bool(include_self))
+    else:
+        base = x if include_self else _scatter(x, ix, 0.0, dim=d, accumulate=False)
+        out = _scatter_add(base, ix, s, dim=d, accumulate=True)
+        if reduce == "mean":
+            ones = jnp.ones(ix.shape, x._data.dtype)
+            count = jnp.zeros(x.shape, x._data.dtype).at[_full_index(ix, d)].add(ones)
+            count = count + (1 if include_self else 0)
+            count = _make(jnp.where(count == 0, 1, count))
+            out = out / count if input.dtype.is_floating_point or input.is_complex() \
+                else out.div(count, rounding_mode="floor")
+    return out.reshape(()) if input.ndim == 0 else out
+
+
+def take_along_dim(input, indices, dim=None):
+    """Values of ``input`` at ``indices`` along ``dim`` (the flattened input if None),
+    broadcasting the other dims.
+
+    Example
+    -------
+    >>> x = wgrad.tensor([[10., 30.], [20., 5.]])
+    >>> wgrad.take_along_dim(x, x.argmax(1, keepdim=True), 1)
+    tensor([[30.],
+            [20.]])
+    """
+    if dim is None:
+        return take(input, indices.reshape(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    d = _wrap_dim(dim, input.ndim)
+    from .shape import broadcast_shapes, expand
+    si, sx = list(input.shape), list(indices.shape)
+    si[d] = sx[d] = 1
+    b = list(broadcast_shapes(si, sx))
+    bi, bx = list(b), list(b)
+    bi[d], bx[d] = input.shape[d], indices.shape[d]
+    x = expand(input, tuple(bi)) if tuple(bi) != tuple(input.shape) else input
+    ix = indices if tuple(bx) == tuple(indices.shape) else \
+        _make(jnp.broadcast_to(indices._data, tuple(bx)))
+    return gather(x, d, ix)
+
+
+# ======================================================================================
+# Flat indexing and masks: take, put, masked_select, masked_scatter, nonzero
+# ======================================================================================
+
+def _flat_index(input, index, name):
+    n = input.numel()
+    a = index._data
+    if a.dtype.kind not in "iu":
+        raise IndexError(f"{name}(): Expected a long tensor for index, but got "
+                         f"{_tname(index)}")
+    if not _is_tracer(a) and a.size:
+        an = np.asarray(a)
+        bad = an[(an >= n) | (an < -n)]
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor "
+                             f"of {n} elements.")
+    return a
+
+
+def take(input, index):
+    """``input.flatten()[index]``, shaped like ``index``.
+
+    Example
+    -------
+    >>> wgrad.take(wgrad.tensor([[1., 2.], [3., 4.]]), wgrad.tensor([0, 3]))
+    tensor([1., 4.])
+    """
+    a = _flat_index(input, index, "take")
+    return _index(input.reshape(-1), (a,), key=(_ADV,))
+
+
+def put(input, index, source, accumulate=False):
+    """Out-of-place ``input.flatten()[index] = source`` (``+=`` with ``accumulate``)."""
+    a = _flat_index(input, index, "put_")
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
+    _same_dtype(input, source, "put_():")
+    out = _index_put(input.reshape(-1), (a.reshape(-1),), source.reshape(-1), key=(_ADV,),
+                     accumulate=bool(accumulate))
+    return out.reshape(tuple(input.shape))
+
+
+def _host(t, name):
+    if _is_tracer(t._data):
+        raise RuntimeError(f"{name}() has a data-dependent output shape and cannot be traced "
+                           f"(inside jax.jit or wgrad.compile)")
+    return np.asarray(t._data)
+
+
+def masked_select(input, mask):
+    """The entries of ``input`` where the (broadcast) ``mask`` is True, as a 1-D tensor.
+
+    Example
+    -------
+    >>> x = wgrad.tensor([[1., -2.], [-3., 4.]])
+    >>> wgrad.masked_select(x, x > 0)
+    tensor([1., 4.])
+    """
+    if mask.dtype is not D.bool:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+    from .shape import broadcast_shapes, expand
+    shape = tuple(broadcast_shapes(input.shape, mask.shape))
+    x = expand(input, shape) if tuple(input.shape) != shape else input
+    m = np.broadcast_to(_host(mask, "masked_select"), shape)
+    if not shape:
+        return _index(x.reshape(1), (jnp.asarray(np.nonzero(m.reshape(1))[0]),), key=(_ADV,))
+    return _index(x, tuple(jnp.asarray(i) for i in np.nonzero(m)), key=(_ADV,) * len(shape))
+
+
+def masked_scatter(input, mask, source):
+    """``input`` with the True positions of ``mask`` filled, in order, by the leading
+    elements of ``source``.
+
+    Example
+    -------
+    >>> x = wgrad.zeros(3)
+    >>> x.masked_scatter(wgrad.tensor([True, False, True]), wgrad.tensor([1., 2., 3.]))
+    tensor([1., 0., 2.])
+    """
+    if mask.dtype is not D.bool:
+        raise RuntimeError("masked_scatter_only supports boolean masks, but got mask with "
+                           f"dtype {mask.dtype!r}")
+    _same_dtype(input, source, "masked_scatter:")
+    from .shape import broadcast_shapes, expand
+    shape = tuple(broadcast_shapes(input.shape, mask.shape))
+    x = expand(input, shape) if tuple(input.shape) != shape else input
+    m = np.broadcast_to(_host(mask, "masked_scatter"), shape)
+    n = int(m.sum())
+    if n > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    vals = source.reshape(-1)
+    if n != source.numel():
+        vals = getitem(vals, slice(0, n))
+    if not shape:
+        ix = (jnp.asarray(np.nonzero(m.reshape(1))[0]),)
+        return _index_put(x.reshape(1), ix, vals, key=(_ADV,), accumulate=False).reshape(())
+    ix = tuple(jnp.asarray(i) for i in np.nonzero(m))
+    return _index_put(x, ix, vals, key=(_ADV,) * len(shape), accumulate=False)
+
+
 def nonzero(input, *, as_tuple=False):
-    """Indices of the nonzero elements (not differentiable)."""
-    out = _make(jnp.stack(jnp.nonzero(input._data), axis=1).astype(D.default_int().np))
+    """Indices of the nonzero elements (not differentiable): an ``(n, ndim)`` tensor, or a
+    tuple of ``ndim`` vectors with ``as_tuple=True``.
+
+    Example
+    -------
+    >>> wgrad.nonzero(wgrad.tensor([0., 1., 2.]))
+    tensor([[1],
+            [2]])
+    """
+    a = _host(input, "nonzero")
+    it = D.default_int().np
     if as_tuple:
-        return tuple(out[:, i] for i in range(input.ndim)) if input.ndim else (out[:, 0],)
-    return out
+        if a.ndim == 0:
+            return (_make(jnp.zeros((1 if a != 0 else 0,), it)),)
+        return tuple(_make(jnp.asarray(i, it)) for i in np.nonzero(a))
+    return _make(jnp.asarray(np.argwhere(a), it))
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+# ======================================================================================
+# Sliding windows
+# ======================================================================================
+
+def _unfold_index(n_in, size, step):
+    n = (n_in - size) // step + 1
+    return (np.arange(n)[:, None] * step + np.arange(size)[None, :]).astype(np.int32)
+
+
+def _unfold_fwd(self, *, dim, size, step):
+    ix = _unfold_index(self.shape[dim], size, step)
+    out = jnp.take(self, ix, axis=dim)
+    return jnp.moveaxis(out, dim + 1, -1)
+
+
+def _unfold_backward_fwd(grad, *, shape, dim, size, step):
+    ix = _unfold_index(shape[dim], size, step)
+    g = jnp.moveaxis(grad, -1, dim + 1)
+    key = (slice(None),) * dim + (ix,)
+    return jnp.zeros(shape, grad.dtype).at[key].add(g)
+
+
+_unfold = Primitive("unfold", _unfold_fwd,
+                    self=lambda grad, self_shape, dim, size, step: _unfold_backward(
+                        grad, shape=tuple(self_shape), dim=dim, size=size, step=step))
+_unfold_backward = Primitive("unfold_backward", _unfold_backward_fwd,
+                             grad=lambda grad, dim, size, step: _unfold(
+                                 grad, dim=dim, size=size, step=step))
+
+
+def unfold(input, dimension, size, step):
+    """All windows of length ``size`` along ``dimension`` with stride ``step``, as a new
+    last dim (``Tensor.unfold``).
+
+    Example
+    -------
+    >>> wgrad.arange(5.).unfold(0, 2, 2)
+    tensor([[0., 1.],
+            [2., 3.]])
+    """
+    if input.ndim == 0:
+        x = input.reshape(1)
+        return unfold(x, _wrap_dim(dimension, 0), size, step)
+    d = _wrap_dim(dimension, input.ndim)
+    if size > input.shape[d]:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {input.shape[d]} but "
+                           f"size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    return _unfold(input, dim=d, size=int(size), step=int(step))
+
+
+# ======================================================================================
+# Sorting and order statistics: values are gathers at non-differentiable indices
+# ======================================================================================
+
+_sort_values = _gather_prim("sort", "SortBackward0")
+_topk_values = _gather_prim("topk", "TopkBackward0")
+_kth_values = _gather_prim("kthvalue", "KthvalueBackward0")
+_median_values = _gather_prim("median_dim", "MedianBackward1")
+
+
+def _no_complex(input, name):
+    if input.is_complex():
+        raise RuntimeError(f"{name} does not support complex dtypes")
+
+
+def _order(x, dim, descending):
+    return jnp.argsort(x, axis=dim, stable=True, descending=descending)
+
+
+def _index_tensor(a):
+    return _make(a.astype(D.default_int().np))
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """Sorted values and their indices along ``dim`` (stable for equal values).
+
+    Example
+    -------
+    >>> wgrad.sort(wgrad.tensor([3., 1., 2.])).values
+    tensor([1., 2., 3.])
+    """
+    if input.is_complex():
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    if input.ndim == 0:
+        return sort_result(_sort_values(input.reshape(1), jnp.zeros((1,), jnp.int32), dim=0,
+                                        squeeze=False).reshape(()),
+                           _make(jnp.zeros((), D.default_int().np)))
+    d = _wrap_dim(dim, input.ndim)
+    ix = _order(input._data, d, descending)
+    return sort_result(_sort_values(input, ix, dim=d, squeeze=False), _index_tensor(ix))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return sort(input, dim, descending, stable).indices
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices.
+
+    Example
+    -------
+    >>> wgrad.topk(wgrad.tensor([3., 1., 2.]), 2).values
+    tensor([3., 2.])
+    """
+    _no_complex(input, "topk")
+    x = input.reshape(1) if input.ndim == 0 else input
+    d = _wrap_dim(dim, x.ndim)
+    if not 0 <= k <= x.shape[d]:
+        raise RuntimeError("selected index k out of range")
+    ix = lax.slice_in_dim(_order(x._data, d, largest), 0, k, axis=d)
+    vals = _topk_values(x, ix, dim=d, squeeze=False)
+    if input.ndim == 0:
+        return topk_result(vals.reshape(()), _index_tensor(ix.reshape(())))
+    return topk_result(vals, _index_tensor(ix))
+
+
+def _select_kth(input, kth, dim, keepdim, prim, result, descending=False):
+    x = input.reshape(1) if input.ndim == 0 else input
+    d = _wrap_dim(dim, x.ndim)
+    ix = lax.slice_in_dim(_order(x._data, d, descending), kth, kth + 1, axis=d)
+    squeeze = not keepdim or input.ndim == 0
+    vals = prim(x, ix, dim=d, squeeze=squeeze)
+    ix = jnp.squeeze(ix, d) if squeeze else ix
+    return result(vals, _index_tensor(ix))
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The ``k``-th smallest value along ``dim`` and its index.
+
+    Example
+    -------
+    >>> wgrad.kthvalue(wgrad.tensor([3., 1., 2.]), 2).values
+    tensor(2.)
+    """
+    _no_complex(input, "kthvalue")
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return _select_kth(input, k - 1, d, keepdim, _kth_values, kthvalue_result)
+
+
+def _median_fwd(self):
+    flat = jnp.sort(self.reshape(-1))
+    return flat[(flat.shape[0] - 1) // 2]
+
+
+def _median_backward(grad, self, result):
+    # torch's evenly_distribute_backward: ties share the gradient
+    mask = self == result
+    return grad * mask.to(grad.dtype) / mask.sum().to(grad.dtype)
+
+
+_median = Primitive("median", _median_fwd, self=_median_backward)
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median of all values, or (values, indices) along ``dim``.
+
+    Example
+    -------
+    >>> wgrad.median(wgrad.tensor([4., 1., 3., 2.]))
+    tensor(2.)
+    """
+    _no_complex(input, "median")
+    if dim is None:
+        if input.numel() == 0:
+            from .._creation import tensor
+            return tensor(float("nan"), dtype=input.dtype)
+        return _median(input)
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    return _select_kth(input, (n - 1) // 2, d, keepdim, _median_values, median_result)
+
+
+# ======================================================================================
+# Triangles and diagonals
+# ======================================================================================
+
+_tril = Primitive("tril", lambda self, *, diagonal: jnp.tril(self, diagonal),
+                  self=lambda grad, diagonal: _tril(grad, diagonal=diagonal))
+_triu = Primitive("triu", lambda self, *, diagonal: jnp.triu(self, diagonal),
+                  self=lambda grad, diagonal: _triu(grad, diagonal=diagonal))
+
+
+def tril(input, diagonal=0):
+    """The lower triangle (``j - i <= diagonal``) of the last two dims, zeros elsewhere.
+
+    Example
+    -------
+    >>> wgrad.tril(wgrad.ones(2, 2))
+    tensor([[1., 0.],
+            [1., 1.]])
+    """
+    if input.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return _tril(input, diagonal=int(diagonal))
+
+
+def triu(input, diagonal=0):
+    """The upper triangle (``j - i >= diagonal``) of the last two dims, zeros elsewhere."""
+    if input.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return _triu(input, diagonal=int(diagonal))
+
+
+def _diag_rc(shape, offset, dim1, dim2):
+    n = max(min(shape[dim1] + min(offset, 0), shape[dim2] - max(offset, 0)), 0)
+    return np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)
+
+
+def _diagonal_fwd(self, *, offset, dim1, dim2):
+    return jnp.diagonal(self, offset, dim1, dim2)
+
+
+def _diagonal_backward_fwd(grad, *, shape, offset, dim1, dim2):
+    # build with dim1, dim2 moved last, where x[..., r, c] is the diagonal as jnp returns it
+    r, c = _diag_rc(shape, offset, dim1, dim2)
+    moved = tuple(s for k, s in enumerate(shape) if k not in (dim1, dim2)) + (
+        shape[dim1], shape[dim2])
+    out = jnp.zeros(moved, grad.dtype).at[..., r, c].set(grad)
+    return jnp.moveaxis(out, (-2, -1), (dim1, dim2))
+
+
+_diagonal = Primitive(
+    "diagonal", _diagonal_fwd,
+    self=lambda grad, self_shape, offset, dim1, dim2: _diagonal_backward(
+        grad, shape=tuple(self_shape), offset=offset, dim1=dim1, dim2=dim2))
+_diagonal_backward = Primitive(
+    "diagonal_backward", _diagonal_backward_fwd,
+    grad=lambda grad, offset, dim1, dim2: _diagonal(grad, offset=offset, dim1=dim1,
+                                                    dim2=dim2))
+_diag_embed = Primitive(
+    "diag_embed", _diagonal_backward_fwd,
+    grad=lambda grad, offset, dim1, dim2: _diagonal(grad, offset=offset, dim1=dim1,
+                                                    dim2=dim2))
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal (``offset`` above the main one) of the ``(dim1, dim2)`` planes, as a
+    new last dim.
+
+    Example
+    -------
+    >>> wgrad.diagonal(wgrad.tensor([[1., 2.], [3., 4.]]), 1)
+    tensor([2.])
+    """
+    d1, d2 = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _diagonal(input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Tensors whose ``(dim1, dim2)`` diagonals (``offset``) are ``input``'s last dim.
+
+    Example
+    -------
+    >>> wgrad.diag_embed(wgrad.tensor([[1., 2.]]))
+    tensor([[[1., 0.],
+             [0., 2.]]])
+    """
+    nd = input.ndim + 1
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = (input.shape[-1] if input.ndim else 1) + abs(offset)
+    rest = iter(tuple(input.shape)[:-1])
+    shape = tuple(n if k in (d1, d2) else next(rest) for k in range(nd))
+    x = input if input.ndim else input.reshape(1)
+    return _diag_embed(x, shape=shape, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag(input, diagonal=0):
+    """A square matrix with ``input`` (1-D) on a diagonal, or the diagonal of a matrix.
+
+    Example
+    -------
+    >>> wgrad.diag(wgrad.tensor([1., 2.]))
+    tensor([[1., 0.],
+            [0., 2.]])
+    """
+    if input.ndim == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if input.ndim == 2:
+        return _diagonal(input, offset=int(diagonal), dim1=0, dim2=1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def kron(input, other):
+    """The Kronecker product: blocks ``input[i, j] * other``.
+
+    Example
+    -------
+    >>> wgrad.kron(wgrad.tensor([1., 2.]), wgrad.tensor([1., 10.]))
+    tensor([ 1., 10.,  2., 20.])
+    """
+    n = max(input.ndim, other.ndim)
+    a = (1,) * (n - input.ndim) + tuple(input.shape)
+    b = (1,) * (n - other.ndim) + tuple(other.shape)
+    ia = tuple(x for s in a for x in (s, 1))
+    ib = tuple(x for s in b for x in (1, s))
+    out = input.reshape(ia) * other.reshape(ib)
+    return out.reshape(tuple(x * y for x, y in zip(a, b)))
