@@ -307,6 +307,15 @@ class Tensor:
         a = np.asarray(self._data)
         return a.astype(dtype) if dtype is not None else a
 
+    # JAX interchange: delegates to wgrad/interop.py (NOTE [Tensor as a pytree] there)
+    def jax(self): return self._data
+    def __jax_array__(self): return self._data
+    def __dlpack__(self, *args, **kwargs): return _interop._dlpack(self, *args, **kwargs)
+    def __dlpack_device__(self): return self._data.__dlpack_device__()
+    def cpu(self, memory_format=None): return _interop._to_device(self, "cpu")
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return _interop._cuda(self, device)
+
     def item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
@@ -474,3 +483,4 @@ def _repr(t):
 
 
 from . import ops as _ops  # noqa: E402  (ops import Tensor; bound at the end)
+from . import interop as _interop  # noqa: E402  (registers Tensor as a pytree)

@@ -1,0 +1,330 @@
+"""JAX interchange: zero-copy arrays, devices, pytrees, and the two function bridges.
+
+* ``from_jax`` / ``Tensor.jax()`` / ``from_dlpack`` share the device buffer (no copy).
+* ``Tensor`` is a JAX pytree (one leaf: its array), so Tensors flow through
+  ``jax.tree_util`` and ``jax.jit``; ``__jax_array__`` lets ``jnp`` functions take them.
+* ``jax_function(f)`` lifts a JAX function into a differentiable wgrad op.
+* ``to_jax(f)`` turns a wgrad function into a JAX function (a ``jax.custom_vjp``).
+
+# NOTE [Crossing the convention boundary]
+# wgrad's backward of an op s = f(z) maps g = dL/ds* to dL/dz* (NOTE [Conjugate Wirtinger
+# convention]); JAX's vjp maps a cotangent c to c^T J (+ conj part), which for the same
+# function is the conjugate: backward(g) == conj(vjp(conj(g))). Each bridge conjugates
+# exactly twice, once on the way in and once on the way out, so that each side sees its
+# own convention: jax_function's backward is conj(vjp(conj g)); to_jax's bwd is
+# conj(wgrad_backward(conj c)). For real dtypes both conjugations are no-ops.
+"""
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ._device import device as _device
+from ._tensor import Tensor, _init, _make, _new
+from .autograd.grad_mode import set_grad_enabled
+from .ops._primitive import Primitive
+
+__all__ = ["from_jax", "from_dlpack", "jax_function", "to_jax"]
+
+_DIFF_KINDS = ("f", "c")
+
+
+# -- arrays ----------------------------------------------------------------------------
+def from_jax(a, requires_grad=False):
+    """A leaf Tensor over the JAX array ``a``, sharing its buffer (no copy).
+
+    Example
+    -------
+    >>> import jax.numpy as jnp, wgrad
+    >>> a = jnp.arange(3.0)
+    >>> t = wgrad.from_jax(a, requires_grad=True)
+    >>> t.jax() is a
+    True
+    """
+    if isinstance(a, Tensor):
+        a = a._data
+    elif not isinstance(a, jax.Array):
+        a = jnp.asarray(a)
+    t = _make(a)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def from_dlpack(ext_tensor):
+    """A Tensor sharing memory with any object that implements ``__dlpack__`` (a torch
+    tensor, a numpy array, a JAX array, another wgrad Tensor).
+
+    Example
+    -------
+    >>> import numpy as np, wgrad
+    >>> wgrad.from_dlpack(np.arange(3.0))
+    tensor([0., 1., 2.], dtype=wgrad.float64)
+    """
+    if isinstance(ext_tensor, Tensor):
+        return _make(ext_tensor._data)
+    return _make(jax.dlpack.from_dlpack(ext_tensor))
+
+
+def _dlpack(t, *args, **kwargs):
+    if t.requires_grad:
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    return t._data.__dlpack__(*args, **kwargs)
+
+
+def _move(self, *, device, src):
+    return jax.device_put(self, device)
+
+
+_to_dev = Primitive("to_device", _move, jit=False, node_name="ToCopyBackward0",
+                    self=lambda grad, device, src: _to_dev(grad, device=src, src=device))
+
+
+def _current_jax_device(data):
+    try:
+        devs = data.devices()
+    except Exception:  # a tracer: placement is decided by the enclosing jit
+        return None
+    return next(iter(devs)) if len(devs) == 1 else None
+
+
+def _to_device(tensor, device):
+    """Move ``tensor`` to ``device`` (a string, index or ``wgrad.device``); differentiable:
+    the gradient moves back. Returns ``tensor`` itself when it is already there."""
+    dst = _device(device).jax_device()
+    src = _current_jax_device(tensor._data)
+    if src is None or src == dst:
+        return tensor
+    return _to_dev(tensor, device=dst, src=src)
+
+
+def _cuda(tensor, device=None):
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, int):
+        device = _device("cuda", device)
+    return _to_device(tensor, device)
+
+
+# -- pytree ----------------------------------------------------------------------------
+# NOTE [Tensor as a pytree]
+# A Tensor flattens to one leaf, its array, with ``requires_grad`` (the leaf flag) as
+# static aux data. Unflattening builds a fresh leaf Tensor: the autograd graph and
+# ``.grad`` do not cross a jax transformation boundary (use jax_function / to_jax /
+# wgrad.compile for gradients across it). JAX also unflattens with placeholder leaves
+# (None, object()), so unflatten must not inspect the leaf.
+def _flatten(t):
+    return (t._data,), t._requires_grad
+
+
+def _unflatten(requires_grad, children):
+    t = _new(Tensor)
+    _init(t, children[0], None, 0)
+    t._requires_grad = requires_grad
+    return t
+
+
+jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
+
+
+def _is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def _aval_key(a):
+    return (a.shape, a.dtype, bool(getattr(jax.typeof(a), "weak_type", False)))
+
+
+def _split_static(args, static_argnums):
+    n = len(args)
+    static = tuple(sorted({i % n for i in static_argnums if -n <= i < n}))
+    svals = tuple(args[i] for i in static)
+    dyn = tuple(a for i, a in enumerate(args) if i not in static)
+    return static, svals, dyn
+
+
+def _merge_static(static, svals, dyn):
+    out = list(dyn)
+    for i, v in zip(static, svals):
+        out.insert(i, v)
+    return out
+
+
+def _norm_argnums(static_argnums):
+    return (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+
+# -- jax_function ----------------------------------------------------------------------
+def jax_function(f=None, *, static_argnums=(), name=None):
+    """Lift a JAX function into a differentiable wgrad op.
+
+    ``f`` takes pytrees of arrays (and the ``static_argnums`` arguments, which must be
+    hashable) and returns a pytree of arrays. The lifted function takes the same pytrees
+    with Tensors (or arrays, numbers) at the leaves and returns Tensors. Its backward is
+    ``conj(jax.vjp(f)(conj(grad)))`` (NOTE [Crossing the convention boundary]), run as one
+    cached jitted kernel; the backward is itself a lifted op, so ``create_graph=True`` and
+    higher derivatives work. Non-Tensor leaves are constants (no gradient).
+
+    Example
+    -------
+    >>> import jax.numpy as jnp, wgrad
+    >>> energy = wgrad.jax_function(lambda z: jnp.sum(jnp.abs(z) ** 2))
+    >>> z = wgrad.tensor([1 + 2j], requires_grad=True)
+    >>> energy(z).backward()
+    >>> z.grad          # PyTorch's convention: d|z|^2/dz* = 2z
+    tensor([2.+4.j])
+    """
+    if f is None:
+        return functools.partial(jax_function, static_argnums=static_argnums, name=name)
+    static_argnums = _norm_argnums(static_argnums)
+    fname = name or getattr(f, "__name__", "f")
+    ops = {}
+
+    @functools.wraps(f)
+    def lifted(*args, **kwargs):
+        static, svals, dyn = _split_static(args, static_argnums)
+        leaves, tree = jax.tree_util.tree_flatten((dyn, kwargs), is_leaf=_is_tensor)
+        ts = [x if isinstance(x, Tensor) else _make(jnp.asarray(x)) for x in leaves]
+        key = (tree, static, svals, tuple(_aval_key(t._data) for t in ts))
+        entry = ops.get(key)
+        if entry is None:
+            entry = ops[key] = _build_op(f, fname, tree, static, svals,
+                                         [t._data for t in ts])
+        op, out_tree = entry
+        out = op(ts)
+        return jax.tree_util.tree_unflatten(out_tree, out if isinstance(out, tuple)
+                                            else (out,))
+    lifted._wgrad_ops = ops
+    return lifted
+
+
+def _build_op(f, fname, tree, static, svals, arrays):
+    def flat_f(*xs):
+        dyn, kw = jax.tree_util.tree_unflatten(tree, xs)
+        return f(*_merge_static(static, svals, dyn), **kw)
+
+    out_shapes = jax.eval_shape(flat_f, *arrays)
+    out_avals, out_tree = jax.tree_util.tree_flatten(out_shapes)
+    nout = len(out_avals)
+    if nout == 0:
+        raise ValueError(f"jax_function: {fname} returned no arrays")
+
+    def fwd(*args):
+        outs = jax.tree_util.tree_leaves(flat_f(*args))
+        return outs[0] if nout == 1 else tuple(outs)
+
+    n_in = len(arrays)
+    diff_in = tuple(i for i, a in enumerate(arrays) if jnp.result_type(a).kind in _DIFF_KINDS)
+    diff_out = tuple(j for j, o in enumerate(out_avals) if o.dtype.kind in _DIFF_KINDS)
+
+    def vjp_jax(*xs_and_cts):
+        xs, cts = xs_and_cts[:n_in], xs_and_cts[n_in:]
+
+        def g(*d):
+            full = list(xs)
+            for i, v in zip(diff_in, d):
+                full[i] = v
+            outs = jax.tree_util.tree_leaves(flat_f(*full))
+            return tuple(outs[j] for j in diff_out)
+        _, vjp = jax.vjp(g, *[xs[i] for i in diff_in])
+        return tuple(jnp.conj(r) for r in vjp(tuple(jnp.conj(c) for c in cts)))
+
+    bwd_cell = []
+
+    def backward(gs, args):
+        if not bwd_cell:
+            bwd_cell.append(jax_function(vjp_jax, name=f"{fname}_vjp"))
+        if not diff_in or not diff_out:
+            return [None] * len(args)
+        res = bwd_cell[0](*args, *[gs[j] for j in diff_out])
+        out = [None] * len(args)
+        for i, r in zip(diff_in, res):
+            out[i] = r
+        return out
+
+    if nout == 1:
+        formula = lambda grad, args: backward((grad,), args)  # noqa: E731
+    else:
+        formula = lambda grads, args: backward(grads, args)  # noqa: E731
+    op = Primitive(f"jax_function[{fname}]", fwd, nout=nout,
+                   node_name="JaxFunctionBackward0", args=formula)
+    return op, out_tree
+
+
+# -- to_jax ----------------------------------------------------------------------------
+def to_jax(f=None, *, static_argnums=()):
+    """Turn a wgrad function (Tensors in, Tensors out) into a JAX function.
+
+    The result takes pytrees of arrays and returns pytrees of arrays; it is a
+    ``jax.custom_vjp`` whose backward runs wgrad's backward and conjugates (NOTE
+    [Crossing the convention boundary]), so it works under ``jax.grad``, ``jax.vjp``,
+    ``jax.jacrev`` and ``jax.jit`` with JAX's convention on the JAX side. The backward
+    re-runs ``f``'s forward (the wgrad graph cannot be a JAX residual), like
+    ``jax.checkpoint``.
+
+    Example
+    -------
+    >>> import jax, jax.numpy as jnp, wgrad
+    >>> energy = wgrad.to_jax(lambda z: (z.abs() ** 2).sum())
+    >>> z = jnp.array([1 + 2j])
+    >>> jax.grad(energy)(z)       # JAX's convention: conj of PyTorch's 2z
+    Array([2.-4.j], dtype=complex128)
+    """
+    if f is None:
+        return functools.partial(to_jax, static_argnums=static_argnums)
+    static_argnums = _norm_argnums(static_argnums)
+
+    @functools.wraps(f)
+    def jf(*args, **kwargs):
+        static, svals, dyn = _split_static(args, static_argnums)
+        leaves, tree = jax.tree_util.tree_flatten((dyn, kwargs))
+        leaves = [jnp.asarray(x) for x in leaves]
+
+        def run(arrays, grad):
+            ts = [from_jax(a, requires_grad=grad and jnp.result_type(a).kind in _DIFF_KINDS)
+                  for a in arrays]
+            d, kw = jax.tree_util.tree_unflatten(tree, ts)
+            with set_grad_enabled(grad):
+                out = f(*_merge_static(static, svals, d), **kw)
+            return out, ts
+
+        @jax.custom_vjp
+        def core(*arrays):
+            return _arrays_of(run(arrays, False)[0])
+
+        def core_fwd(*arrays):
+            return core(*arrays), arrays
+
+        def core_bwd(arrays, cts):
+            from .autograd import grad as _grad
+            out, ts = run(arrays, True)
+            outs = jax.tree_util.tree_leaves(out, is_leaf=_is_tensor)
+            cts = jax.tree_util.tree_leaves(cts)
+            pairs = [(o, c) for o, c in zip(outs, cts)
+                     if isinstance(o, Tensor) and o.requires_grad
+                     and o._data.dtype.kind in _DIFF_KINDS]
+            need = [t for t in ts if t.requires_grad]
+            gs = [None] * len(need)
+            if pairs and need:
+                gs = _grad([o for o, _ in pairs], need,
+                           [_make(jnp.conj(c).astype(o._data.dtype)) for o, c in pairs],
+                           allow_unused=True)
+            it = iter(gs)
+            res = []
+            for t, a in zip(ts, arrays):
+                if not t.requires_grad:
+                    res.append(np.zeros(a.shape, jax.dtypes.float0))
+                    continue
+                g = next(it)
+                res.append(jnp.zeros_like(a) if g is None else jnp.conj(g._data))
+            return tuple(res)
+
+        core.defvjp(core_fwd, core_bwd)
+        return core(*leaves)
+    return jf
+
+
+def _arrays_of(out):
+    return jax.tree_util.tree_map(lambda x: x._data if isinstance(x, Tensor) else jnp.asarray(x),
+                                  out, is_leaf=_is_tensor)
