@@ -1,6 +1,7 @@
 """Shape ops: reshape, transpose/permute, squeeze, expand, cat/stack/split, flip, roll,
-repeat; dtype casts and clone."""
+repeat, pad; dtype casts and clone."""
 import builtins
+import warnings
 
 import jax.numpy as jnp
 from jax import lax
@@ -16,7 +17,7 @@ __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "
            "concatenate", "stack", "hstack", "vstack", "split", "chunk", "unbind", "flip",
            "fliplr", "flipud", "roll", "repeat", "tile", "to", "clone", "contiguous",
            "sum_to_size", "narrow", "select", "view_as", "reshape_as", "atleast_1d",
-           "atleast_2d", "broadcast_shapes"]
+           "atleast_2d", "broadcast_shapes", "pad"]
 
 
 def _dims(dims, ndim):
@@ -54,6 +55,9 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False):
     if dtype is not None:
         dtype = D.check_x64(D.as_dtype(dtype))
         if dtype.np != input._data.dtype:
+            if input._data.dtype.kind == "c" and dtype.np.kind != "c":
+                warnings.warn("Casting complex values to real discards the imaginary part",
+                              UserWarning, stacklevel=2)
             out = _to(out, dtype=dtype.np)
     if device is not None:
         from ..interop import _to_device
@@ -513,3 +517,89 @@ def tile(input, dims):
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
+
+
+# ======================================================================================
+# Padding (torch.nn.functional.pad)
+# ======================================================================================
+
+_constant_pad = Primitive(
+    "constant_pad_nd", lambda self, *, widths, value: lax.pad(
+        self, jnp.asarray(value, self.dtype), [(lo, hi, 0) for lo, hi in widths]),
+    # negative widths crop, so the adjoint of padding is padding by the negated widths
+    self=lambda grad, widths: _constant_pad(grad, widths=tuple((-lo, -hi) for lo, hi in widths),
+                                            value=0))
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _pad_source(p, n, mode):
+    """For each output position along a dim of size ``n`` padded by ``p = (lo, hi)``, the
+    input position it copies."""
+    pos = np.arange(-p[0], n + p[1])
+    if mode == "reflect":
+        pos = np.abs(pos)
+        return np.where(pos >= n, 2 * (n - 1) - pos, pos)
+    if mode == "replicate":
+        return np.clip(pos, 0, n - 1)
+    return pos % n
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last ``len(pad) // 2`` dims: ``pad = (left_last, right_last, left_prev,
+    ...)``, in ``mode`` ``"constant"`` (with ``value``; negative widths crop), ``"reflect"``,
+    ``"replicate"`` or ``"circular"``, as ``torch.nn.functional.pad``.
+
+    Example
+    -------
+    >>> wgrad.nn.functional.pad(wgrad.tensor([[1., 2., 3.]]), (2, 1), mode="reflect")
+    tensor([[3., 2., 1., 2., 3., 2.]])
+    """
+    pad = tuple(int(p) for p in pad)
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    k = len(pad) // 2
+    nd = input.ndim
+    if mode == "constant":
+        if k > nd:
+            raise RuntimeError(f"Padding length should be less than or equal to two times the "
+                               f"input dimension but got padding length {len(pad)} and input "
+                               f"of dimension {nd}")
+        widths = [(0, 0)] * nd
+        for i in range(k):
+            widths[nd - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+        for d, (lo, hi) in enumerate(widths):
+            if input.shape[d] + lo + hi < 0:
+                raise RuntimeError(f"The input size {input.shape[d]}, plus negative padding "
+                                   f"{lo} and {hi} resulted in a negative output size, which "
+                                   f"is invalid. Check dimension {d} of your input.")
+        if all(w == (0, 0) for w in widths):
+            return clone(input)
+        return _constant_pad(input, widths=tuple(widths), value=0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    sources = []
+    for d in range(nd - k, nd):
+        i = nd - 1 - d
+        p, n = (pad[2 * i], pad[2 * i + 1]), input.shape[d]
+        if mode == "reflect" and (p[0] >= n or p[1] >= n):
+            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
+                               f"corresponding input dimension, but got: padding ({p[0]}, "
+                               f"{p[1]}) at dimension {d} of input {list(input.shape)}")
+        if mode == "circular" and (p[0] > n or p[1] > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if mode == "replicate" and n == 0 and (p[0] > 0 or p[1] > 0):
+            raise RuntimeError(f"Expected input to have non-zero size at dimension {d}")
+        sources.append(_pad_source(p, n, mode))
+    from .indexing import _ADV, _FULL, _index
+    arrays = tuple(jnp.asarray(a) for a in np.ix_(*sources))
+    return _index(input, arrays, key=(_FULL,) * (nd - k) + (_ADV,) * k)
