@@ -1,12 +1,27 @@
-"""Reductions: sum, mean, prod, amax/amin, max/min, var/std, logsumexp, cumsum, norms."""
+"""Reductions: sum, mean, prod, amax/amin, max/min, var/std, logsumexp, cumsum/cumprod,
+diff, trapezoid, norms; non-differentiable argmax/argmin, count_nonzero, all, any.
+
+Every formula follows NOTE [Conjugate Wirtinger convention] in _primitive.py. Reductions
+that pick elements (amax, max(), vector_norm(ord=inf)) share the gradient evenly among
+ties, as torch; max(dim)/min(dim) send it to the returned index only.
+"""
+import builtins
+import collections
+import math
+
+import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
-from .._tensor import _wrap_dim
+from .._tensor import _make, _wrap_dim
+from ..autograd.grad_mode import _state
 from ._primitive import Primitive
-from .shape import expand, reshape
+from .elementwise import where
+from .shape import cat, expand, flip, movedim, narrow, reshape, unsqueeze
 
-__all__ = ["sum", "mean"]
+__all__ = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
+           "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "diff",
+           "trapezoid", "norm", "vector_norm", "count_nonzero", "all", "any"]
 
 
 def _axes(dim, ndim):
@@ -15,7 +30,9 @@ def _axes(dim, ndim):
         return None
     if isinstance(dim, int):
         dim = (dim,)
-    return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+    axes = tuple(sorted({_wrap_dim(d, ndim) for d in dim}))
+    # a 0-d tensor accepts dim 0 / -1 and reduces over "everything"
+    return None if ndim == 0 else axes
 
 
 def _unreduce(grad, self_shape, dim, keepdim):
@@ -30,6 +47,41 @@ def _unreduce(grad, self_shape, dim, keepdim):
     return expand(grad, tuple(self_shape))
 
 
+def _numel_of(shape, dim):
+    n = 1
+    for i, s in enumerate(shape):
+        if dim is None or i in dim:
+            n *= s
+    return n
+
+
+def _is_float(t):
+    d = t.dtype
+    return d.is_floating_point or d.is_complex
+
+
+def _const(value, shape, dtype):
+    return _make(jnp.full(shape, value, dtype))
+
+
+def _rcumsum(x, dim):
+    """Reversed cumulative sum: out_i = sum_{j >= i} x_j."""
+    return flip(cumsum(flip(x, dim), dim), dim)
+
+
+def _results(fields, name):
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = "wgrad.return_types"
+    return cls
+
+
+_MaxMin = {n: _results(["values", "indices"], n) for n in ("max", "min")}
+
+
+# ======================================================================================
+# sum, mean, prod
+# ======================================================================================
+
 _sum = Primitive(
     "sum", lambda self, *, dim, keepdim, dtype: jnp.sum(self, axis=dim, keepdims=keepdim,
                                                         dtype=dtype),
@@ -37,21 +89,19 @@ _sum = Primitive(
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over ``dim`` (all dims by default); bools and ints sum as int64, as torch."""
+    """Sum over ``dim`` (all dims by default); bools and ints sum as int64, as torch.
+
+    Example
+    -------
+    >>> wgrad.sum(wgrad.tensor([[1., 2.], [3., 4.]]), dim=0)
+    tensor([4., 6.])
+    """
     if dtype is None:
         d = input.dtype
         dtype = D.default_int() if not (d.is_floating_point or d.is_complex) else d
     else:
         dtype = D.as_dtype(dtype)
     return _sum(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim), dtype=dtype.np)
-
-
-def _numel_of(shape, dim):
-    n = 1
-    for i, s in enumerate(shape):
-        if dim is None or i in dim:
-            n *= s
-    return n
 
 
 _mean = Primitive(
@@ -61,6 +111,13 @@ _mean = Primitive(
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean over ``dim`` (all dims by default); needs a floating or complex dtype.
+
+    Example
+    -------
+    >>> wgrad.mean(wgrad.tensor([1., 2., 3., 6.]))
+    tensor(3.)
+    """
     if dtype is not None:
         input = input.to(dtype)
     d = input.dtype
@@ -68,3 +125,599 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
                            f"a floating point or complex dtype. Got: {d.name.capitalize()}")
     return _mean(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
+
+
+def _prod_others(x, d):
+    """prod_{j != i} x_j along ``d`` without division (exact with any number of zeros):
+    an exclusive cumprod from the left times one from the right (torch's
+    prod_safe_zeros_backward)."""
+    n = x.shape[d]
+    if n <= 1:
+        return _const(1, tuple(x.shape), x._data.dtype)
+    shp = list(x.shape)
+    shp[d] = 1
+    ones = _const(1, tuple(shp), x._data.dtype)
+    left = cumprod(cat([ones, narrow(x, d, 0, n - 1)], d), d)
+    right = flip(cumprod(cat([ones, flip(narrow(x, d, 1, n - 1), d)], d), d), d)
+    return left * right
+
+
+def _prod_backward(grad, self, dim, keepdim):
+    g = _unreduce(grad, self.shape, dim, keepdim)
+    if self.ndim == 0:
+        return g
+    if dim is None:
+        others = reshape(_prod_others(reshape(self, (-1,)), 0), tuple(self.shape))
+    else:
+        others = _prod_others(self, dim[0])
+    return g * others.conj()
+
+
+_prod = Primitive(
+    "prod", lambda self, *, dim, keepdim: jnp.prod(self, axis=dim, keepdims=keepdim),
+    self=_prod_backward)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product over one ``dim`` (all elements by default); ints multiply as int64.
+
+    The gradient is exact with zeros in the input (one or several), also twice.
+
+    Example
+    -------
+    >>> wgrad.prod(wgrad.tensor([[1., 2.], [3., 4.]]), 1)
+    tensor([ 2., 12.])
+    """
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dtype is not None:
+        input = input.to(dtype)
+    elif not _is_float(input):
+        input = input.to(D.default_int())
+    axes = None if dim is None else _axes(dim, input.ndim)
+    return _prod(input, dim=axes, keepdim=bool(keepdim) and dim is not None)
+
+
+# ======================================================================================
+# amax/amin, max/min, argmax/argmin
+# ======================================================================================
+
+def _even_backward(grad, self, result, dim, keepdim):
+    # ties share the gradient evenly (torch's scale_grad_by_count / evenly_distribute)
+    r = _unreduce(result, self.shape, dim, keepdim)
+    mask = (self == r).to(self.dtype)
+    count = mask.sum(dim, keepdim=True)
+    return _unreduce(grad, self.shape, dim, keepdim) * mask / count
+
+
+_amax = Primitive("amax", lambda self, *, dim, keepdim: jnp.max(self, axis=dim,
+                                                                   keepdims=keepdim),
+                  self=_even_backward)
+_amin = Primitive("amin", lambda self, *, dim, keepdim: jnp.min(self, axis=dim,
+                                                                   keepdims=keepdim),
+                  self=_even_backward)
+_max_all = Primitive("max", lambda self: jnp.max(self), node_name="MaxBackward1",
+                     self=lambda grad, self, result: _even_backward(grad, self, result,
+                                                                    None, False))
+_min_all = Primitive("min", lambda self: jnp.min(self), node_name="MinBackward1",
+                     self=lambda grad, self, result: _even_backward(grad, self, result,
+                                                                    None, False))
+
+
+def _check_nonempty(name, input, axes):
+    for a in (range(input.ndim) if axes is None else axes):
+        if input.shape[a] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
+def _amaxmin(name, prim, input, dim, keepdim):
+    if input.is_complex():
+        raise NotImplementedError(f"\"{name}_values_cpu\" not implemented for "
+                                  f"'{_torch_name(input.dtype)}'")
+    axes = _axes(dim, input.ndim)
+    _check_nonempty(name.replace("max", "amax").replace("min", "amin"), input, axes)
+    return prim(input, dim=axes, keepdim=bool(keepdim))
+
+
+def amax(input, dim=(), keepdim=False):
+    """Maximum over ``dim`` (all dims by default); tied maxima share the gradient evenly.
+
+    Example
+    -------
+    >>> wgrad.amax(wgrad.tensor([[1., 5.], [7., 2.]]), dim=1)
+    tensor([5., 7.])
+    """
+    return _amaxmin("max", _amax, input, dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    """Minimum over ``dim`` (all dims by default); tied minima share the gradient evenly."""
+    return _amaxmin("min", _amin, input, dim, keepdim)
+
+
+def _max_dim_backward(grads, results, self_shape, dim, keepdim):
+    grad, idx = grads[0], results[1]
+    if len(self_shape) == 0:
+        return grad
+    if not keepdim:
+        grad, idx = unsqueeze(grad, dim), unsqueeze(idx, dim)
+    shp = [1] * len(self_shape)
+    shp[dim] = self_shape[dim]
+    pos = _make(jnp.arange(self_shape[dim]).reshape(shp))
+    return where(idx == pos, grad, 0.)
+
+
+def _argfn(fn):
+    def f(self, *, dim, keepdim):
+        if self.ndim == 0:
+            return jnp.zeros((), jnp.int64 if D.X64_ENABLED else jnp.int32)
+        return fn(self, axis=dim, keepdims=keepdim)
+    return f
+
+
+def _max_dim_fwd(fn, argfn):
+    def f(self, *, dim, keepdim):
+        if self.ndim == 0:
+            return self, jnp.zeros((), D.default_int().np)
+        return fn(self, axis=dim, keepdims=keepdim), argfn(self, axis=dim, keepdims=keepdim)
+    return f
+
+
+_max_dim = Primitive("max", _max_dim_fwd(jnp.max, jnp.argmax), nout=2, nondiff_outputs=(1,),
+                     node_name="MaxBackward0", self=_max_dim_backward)
+_min_dim = Primitive("min", _max_dim_fwd(jnp.min, jnp.argmin), nout=2, nondiff_outputs=(1,),
+                     node_name="MinBackward0", self=_max_dim_backward)
+
+
+def _maxmin(name, all_prim, dim_prim, input, dim, keepdim):
+    from .._tensor import Tensor
+    if isinstance(dim, Tensor):
+        from . import elementwise
+        return getattr(elementwise, "maximum" if name == "max" else "minimum")(input, dim)
+    if dim is None:
+        if input.is_complex():
+            raise NotImplementedError(f"\"{name}_all\" not implemented for "
+                                      f"'{_torch_name(input.dtype)}'")
+        if input.numel() == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               f"input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               f"argument.")
+        return all_prim(input)
+    if input.is_complex():
+        raise RuntimeError(f"{name}(): does not support complex input")
+    d = _wrap_dim(dim, input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    v, i = dim_prim(input, dim=d, keepdim=bool(keepdim))
+    return _MaxMin[name](v, i)
+
+
+def max(input, dim=None, keepdim=False):
+    """``max(input)``: the largest element (ties share the gradient evenly);
+    ``max(input, dim, keepdim=False)``: ``(values, indices)``, the gradient going to the
+    returned index only; ``max(input, other)``: ``maximum``.
+
+    Example
+    -------
+    >>> wgrad.max(wgrad.tensor([[1., 5.], [7., 2.]]), 1)
+    wgrad.return_types.max(values=tensor([5., 7.]), indices=tensor([1, 0]))
+    """
+    return _maxmin("max", _max_all, _max_dim, input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False):
+    """The smallest element, or ``(values, indices)`` along ``dim``; see :func:`max`."""
+    return _maxmin("min", _min_all, _min_dim, input, dim, keepdim)
+
+
+_argmax = Primitive("argmax", _argfn(jnp.argmax))
+_argmin = Primitive("argmin", _argfn(jnp.argmin))
+
+
+def _arg(name, prim, input, dim, keepdim):
+    if input.is_complex():
+        raise RuntimeError(f"{name}(): does not support complex input")
+    if dim is None:
+        out = prim(reshape(input, (-1,)), dim=0, keepdim=False)
+        return reshape(out, (1,) * input.ndim) if keepdim else out
+    return prim(input, dim=_wrap_dim(dim, input.ndim), keepdim=bool(keepdim))
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Index of the largest element (of the flattened input when ``dim`` is None).
+
+    Example
+    -------
+    >>> wgrad.argmax(wgrad.tensor([[1., 5.], [7., 2.]]), dim=1)
+    tensor([1, 0])
+    """
+    return _arg("argmax", _argmax, input, dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    """Index of the smallest element (of the flattened input when ``dim`` is None)."""
+    return _arg("argmin", _argmin, input, dim, keepdim)
+
+
+def _torch_name(d):
+    return {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "float64": "Double",
+            "float32": "Float", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}[d.name]
+
+
+# ======================================================================================
+# var, std, logsumexp
+# ======================================================================================
+
+def _var_backward(grad, self, dim, correction, keepdim):
+    n = _numel_of(self.shape, dim) - correction
+    centered = self - mean(self, dim, keepdim=True)
+    return (2.0 / n) * _unreduce(grad, self.shape, dim, keepdim) * centered
+
+
+def _std_backward(grad, self, result, dim, correction, keepdim):
+    # torch's std_backward: a zero std gets gradient 0, not nan
+    g = where(result == 0, 0., grad / (2 * result))
+    return _var_backward(g, self, dim, correction, keepdim)
+
+
+def _var_fwd(self, *, dim, correction, keepdim):
+    m = jnp.mean(self, axis=dim, keepdims=True)
+    c = self - m
+    s = jnp.sum((c * jnp.conj(c)).real if jnp.iscomplexobj(c) else c * c, axis=dim,
+                keepdims=keepdim)
+    return s / (_numel_of(self.shape, dim) - correction)
+
+
+_var = Primitive("var", _var_fwd, self=_var_backward)
+_std = Primitive("std", lambda self, *, dim, correction, keepdim: jnp.sqrt(
+    _var_fwd(self, dim=dim, correction=correction, keepdim=keepdim)), self=_std_backward)
+
+
+def _var_args(name, input, dim, unbiased, keepdim, correction):
+    if not _is_float(input):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if isinstance(dim, bool):  # legacy var(input, unbiased)
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise RuntimeError(f"{name}: cannot specify both 'unbiased' and 'correction'")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return dict(dim=_axes(dim, input.ndim), correction=correction, keepdim=bool(keepdim))
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance ``sum |x - mean|^2 / (N - correction)`` over ``dim``; complex input gives a
+    real output. ``unbiased`` is the legacy spelling of ``correction`` 1 or 0.
+
+    Example
+    -------
+    >>> wgrad.var(wgrad.tensor([1., 2., 3., 4.]))
+    tensor(1.6667)
+    """
+    return _var(input, **_var_args("var", input, dim, unbiased, keepdim, correction))
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation, the square root of :func:`var` (same arguments)."""
+    return _std(input, **_var_args("std", input, dim, unbiased, keepdim, correction))
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var(input, ...), mean(input, dim, keepdim))``."""
+    a = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
+    return _var(input, **a), _mean(input, dim=a["dim"], keepdim=a["keepdim"])
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std(input, ...), mean(input, dim, keepdim))``."""
+    a = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
+    return _std(input, **a), _mean(input, dim=a["dim"], keepdim=a["keepdim"])
+
+
+def _logsumexp_fwd(self, *, dim, keepdim):
+    if not jnp.iscomplexobj(self):
+        return jax.nn.logsumexp(self, axis=dim, keepdims=keepdim)
+    m = jnp.max(self.real, axis=dim, keepdims=True)
+    m = jnp.where(jnp.isfinite(m), m, 0)
+    out = jnp.log(jnp.sum(jnp.exp(self - m), axis=dim, keepdims=True)) + m
+    return out if keepdim else jnp.squeeze(out, dim)
+
+
+_logsumexp = Primitive(
+    "logsumexp", _logsumexp_fwd,
+    self=lambda grad, self, result, dim, keepdim: _unreduce(grad, self.shape, dim, keepdim) * (
+        self - _unreduce(result, self.shape, dim, keepdim)).exp().conj())
+
+
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably; integer input computes in the
+    default float dtype.
+
+    Example
+    -------
+    >>> wgrad.logsumexp(wgrad.tensor([0., 0.]), 0)
+    tensor(0.6931)
+    """
+    if not _is_float(input):
+        input = input.to(D.get_default_dtype())
+    return _logsumexp(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
+
+
+# ======================================================================================
+# cumsum, cumprod, diff, trapezoid
+# ======================================================================================
+
+_cumsum = Primitive("cumsum", lambda self, *, dim: jnp.cumsum(self, axis=dim),
+                    self=lambda grad, dim: _rcumsum(grad, dim))
+
+
+def _cum_dtype(input, dtype):
+    if dtype is not None:
+        return input.to(dtype)
+    return input if _is_float(input) else input.to(D.default_int())
+
+
+def cumsum(input, dim, *, dtype=None):
+    """Cumulative sum along ``dim``; bools and ints accumulate as int64, as torch.
+
+    Example
+    -------
+    >>> wgrad.cumsum(wgrad.tensor([1., 2., 3.]), 0)
+    tensor([1., 3., 6.])
+    """
+    d = _wrap_dim(dim, input.ndim)
+    input = _cum_dtype(input, dtype)
+    if input.ndim == 0:
+        return input.clone()
+    return _cumsum(input, dim=d)
+
+
+def _cumprod_backward(grad, self, result, dim):
+    # NOTE [cumprod gradient with zeros]
+    # dy_j/dx_i = prod_{l <= j, l != i} x_l. Before the first zero k the usual
+    # rcumsum(g * y) / x holds; at k the gradient is E_k * sum_{j >= k} g_j Q_j with E the
+    # product before k and Q the product over (k, j]; after k it is 0. That masked O(n)
+    # form is exact to first order; when the gradient itself is recorded (create_graph)
+    # the O(n^2) product form is used, which stays exact when differentiated again.
+    if self.shape[dim] <= 1:
+        return grad
+    if _state.grad:
+        return _cumprod_backward_dense(grad, self, dim)
+    z = self == 0
+    cz = cumsum(z, dim)
+    before = cz == 0
+    first = z & (cz == 1)
+    after = (cz >= 1) & ~first
+    g_before = _rcumsum(grad * result.conj(), dim) / where(before, self, 1.).conj()
+    e = cumprod(where(before, self, 1.), dim)
+    q = cumprod(where(after, self, 1.), dim)
+    g_first = e.conj() * _rcumsum(grad * q.conj(), dim)
+    return where(before, g_before, where(first, g_first, 0.))
+
+
+def _cumprod_backward_dense(grad, self, dim):
+    x, g = movedim(self, dim, -1), movedim(grad, dim, -1)
+    n = x.shape[-1]
+    eye = _make(jnp.eye(n, dtype=bool))
+    c = cumprod(where(eye, 1., unsqueeze(x, -2)), -1)  # c[i, j] = prod_{l<=j, l!=i} x_l
+    upper = _make(jnp.triu(jnp.ones((n, n), bool)))
+    gi = where(upper, unsqueeze(g, -2) * c.conj(), 0.).sum(-1)
+    return movedim(gi, -1, dim)
+
+
+_cumprod = Primitive("cumprod", lambda self, *, dim: jnp.cumprod(self, axis=dim),
+                     self=_cumprod_backward)
+
+
+def cumprod(input, dim, *, dtype=None):
+    """Cumulative product along ``dim``; the gradient is exact with zeros in the input.
+
+    Example
+    -------
+    >>> wgrad.cumprod(wgrad.tensor([1., 2., 3.]), 0)
+    tensor([1., 2., 6.])
+    """
+    d = _wrap_dim(dim, input.ndim)
+    input = _cum_dtype(input, dtype)
+    if input.ndim == 0:
+        return input.clone()
+    return _cumprod(input, dim=d)
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along ``dim``, after concatenating ``prepend`` and
+    ``append``.
+
+    Example
+    -------
+    >>> wgrad.diff(wgrad.tensor([1., 4., 9.]))
+    tensor([3., 5.])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.ndim)
+    parts = [p for p in (prepend, input, append) if p is not None]
+    if len(parts) > 1:
+        one = tuple(input.shape[:d]) + (1,) + tuple(input.shape[d + 1:])
+        parts = [expand(reshape(p, (1,) * input.ndim), one) if p.ndim == 0 else p
+                 for p in parts]
+        input = cat(parts, d)
+    for _ in range(n):
+        size = input.shape[d]
+        if size == 0:
+            break
+        a, b = narrow(input, d, 1, size - 1), narrow(input, d, 0, size - 1)
+        input = (a ^ b) if input.dtype is D.bool else a - b
+    return input
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Integrate ``y`` along ``dim`` with the trapezoid rule, at sample points ``x`` or
+    with uniform spacing ``dx`` (1 by default).
+
+    Example
+    -------
+    >>> wgrad.trapezoid(wgrad.tensor([1., 2., 3.]))
+    tensor(4.)
+    """
+    from .._tensor import Tensor
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments: pass "
+                        "either 'x' or 'dx', not both")
+    d = _wrap_dim(dim, y.ndim)
+    size = y.shape[d]
+    if not isinstance(x, Tensor):
+        spacing = 1 if dx is None else dx
+        if x is not None:
+            spacing = x
+        if size == 0:
+            return sum(y, d) * 0
+        ends = narrow(y, d, 0, 1).squeeze(d) + narrow(y, d, size - 1, 1).squeeze(d)
+        return (sum(y, d) - ends * 0.5) * spacing
+    if x.ndim == 1:
+        if x.shape[0] != size:
+            raise RuntimeError(f"trapezoid: There must be one `x` value for each sample point")
+        shp = [1] * y.ndim
+        shp[d] = size
+        x = reshape(x, tuple(shp))
+    if size == 0:
+        return sum(y, d) * 0
+    dxs = diff(x, dim=d if x.ndim == y.ndim else -1)
+    mid = narrow(y, d, 1, size - 1) + narrow(y, d, 0, size - 1)
+    return sum(dxs * mid, d) * 0.5
+
+
+# ======================================================================================
+# Norms
+# ======================================================================================
+
+def _norm_backward(grad, self, result, ord, dim, keepdim):
+    # torch's norm_backward: subgradient 0 where the norm (or, for ord < 1, the entry) is 0
+    g = _unreduce(grad, self.shape, dim, keepdim)
+    n = _unreduce(result, self.shape, dim, keepdim)
+    if ord == 0:
+        return g * 0
+    if ord == 1:
+        return self.sgn() * g
+    if ord == 2:
+        return g * where(n == 0, 0., self / n)
+    if math.isinf(ord):
+        a = self.abs()
+        mask = ((a == n) | a.isnan()).to(a.dtype)
+        return self.sgn() * (g * mask / mask.sum(dim, keepdim=True))
+    a = self.abs()
+    if ord < 1:
+        scaled = self.sgn() * where(self == 0, 0., a ** (ord - 1))
+        return scaled * g * n ** (1 - ord)
+    scaled = self.sgn() * a ** (ord - 1) if ord < 2 else self * a ** (ord - 2)
+    return scaled * where(n == 0, 0., g / n ** (ord - 1))
+
+
+def _vector_norm_fwd(self, *, ord, dim, keepdim):
+    a = jnp.abs(self)
+    if ord == 0:
+        return jnp.sum(a != 0, axis=dim, keepdims=keepdim).astype(a.dtype)
+    if ord == math.inf:
+        return jnp.max(a, axis=dim, keepdims=keepdim)
+    if ord == -math.inf:
+        return jnp.min(a, axis=dim, keepdims=keepdim)
+    if ord == 1:
+        return jnp.sum(a, axis=dim, keepdims=keepdim)
+    if ord == 2:
+        return jnp.sqrt(jnp.sum(a * a, axis=dim, keepdims=keepdim))
+    return jnp.sum(a ** ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
+
+
+_vector_norm = Primitive("linalg_vector_norm", _vector_norm_fwd, self=_norm_backward)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The ``ord``-norm of ``x`` over ``dim`` (all elements by default): ``sum |x|^ord``
+    to the ``1/ord``, ``max |x|`` for inf, ``min |x|`` for -inf, the count of nonzeros
+    for 0. Complex input uses ``|z|`` and gives a real output.
+
+    Example
+    -------
+    >>> wgrad.linalg.vector_norm(wgrad.tensor([3., 4j]))
+    tensor(5.)
+    """
+    if dtype is not None:
+        x = x.to(dtype)
+    if not _is_float(x):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {_torch_name(x.dtype)}")
+    ord = float(ord)
+    axes = _axes(dim, x.ndim)
+    if ord < 0 and x.numel() == 0:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_str(ord)} norm on an "
+                           f"empty tensor because the operation does not have an identity")
+    return _vector_norm(x, ord=ord, dim=axes, keepdim=bool(keepdim))
+
+
+def _ord_str(o):
+    return "inf" if o == math.inf else "-inf" if o == -math.inf else repr(o)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """torch.norm: the vector ``p``-norm over ``dim`` (``"fro"`` is the 2-norm).
+
+    Example
+    -------
+    >>> wgrad.norm(wgrad.tensor([[3., 4.], [0., 0.]]), dim=1)
+    tensor([5., 0.])
+    """
+    if out is not None:
+        raise NotImplementedError("norm(): out= is not supported (wgrad tensors are "
+                                  "immutable JAX arrays)")
+    if p is None or p == "fro":
+        p = 2
+    elif p == "nuc":
+        from . import linalg
+        if not hasattr(linalg, "matrix_norm"):
+            raise NotImplementedError("norm(p='nuc') needs linalg.matrix_norm")
+        return linalg.matrix_norm(input, "nuc", (0, 1) if dim is None else dim, keepdim,
+                                  dtype=dtype)
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm(): unsupported norm type {p}")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+# ======================================================================================
+# Non-differentiable: count_nonzero, all, any
+# ======================================================================================
+
+_count_nonzero = Primitive("count_nonzero", lambda self, *, dim: jnp.sum(
+    self != 0, axis=dim).astype(D.default_int().np))
+_all = Primitive("all", lambda self, *, dim, keepdim: jnp.all(self, axis=dim, keepdims=keepdim))
+_any = Primitive("any", lambda self, *, dim, keepdim: jnp.any(self, axis=dim, keepdims=keepdim))
+
+
+def count_nonzero(input, dim=None):
+    """Number of nonzero elements over ``dim`` (all by default), as int64.
+
+    Example
+    -------
+    >>> wgrad.count_nonzero(wgrad.tensor([0., 1., 2.]))
+    tensor(2)
+    """
+    return _count_nonzero(input, dim=_axes(dim, input.ndim))
+
+
+def all(input, dim=None, keepdim=False):
+    """Whether every element over ``dim`` is nonzero (True for an empty tensor).
+
+    Example
+    -------
+    >>> wgrad.all(wgrad.tensor([1., 0.]))
+    tensor(False)
+    """
+    return _all(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
+
+
+def any(input, dim=None, keepdim=False):
+    """Whether some element over ``dim`` is nonzero (False for an empty tensor)."""
+    return _any(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
