@@ -1,0 +1,327 @@
+"""wgrad benchmarks, side by side with JAX (and PyTorch when importable), in one run.
+
+    python bench/run.py            # all workloads, writes docs/performance.md
+    python bench/run.py --quick    # fewer repetitions
+    python bench/run.py --only chain,phase
+
+Each (workload, implementation) cell runs in its own subprocess so that its peak
+memory (max RSS above the interpreter's baseline after imports) is its own. Within a
+cell: one first call (timed separately: it includes JIT compilation), then repeated
+steps, reporting the median. Ratios are taken against PyTorch eager and jax.jit(jax.grad)
+from the same run.
+"""
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+IMPLS = ["wgrad", "wgrad.compile", "jax.grad", "jax.jit(jax.grad)", "torch"]
+WORKLOADS = ["chain", "mlp", "phase", "matmul", "engine"]
+TITLES = {
+    "chain": "300 x (sin, mul, mul, add), complex64[16]",
+    "mlp": "two-layer complex MLP 64x256x256",
+    "phase": "phase-retrieval step, fft2 128x128",
+    "matmul": "complex64 1024^2 matmul + |.|^2 backward",
+    "engine": "engine: 1,000-node chain of trivial ops (per node)",
+}
+REPS = {"chain": 15, "mlp": 30, "phase": 30, "matmul": 5, "engine": 30}
+
+
+# -- workloads: each returns a zero-argument step for one implementation -------------------
+
+def _np_data(seed=0):
+    import numpy as np
+    return np.random.default_rng(seed)
+
+
+def make(workload, impl):
+    import numpy as np
+    rng = _np_data()
+
+    def c(*shape, dtype=np.complex64):
+        return ((rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) /
+                np.sqrt(2)).astype(dtype)
+
+    if workload == "chain":
+        x0, c0 = c(16), c(16)
+
+        def wg_f(x, cc):
+            y = x
+            for _ in range(300):
+                y = (y.sin() * cc) * 0.5 + cc
+            return (y.abs() ** 2).sum()
+
+        def jx_f(x, cc):
+            import jax.numpy as jnp
+            y = x
+            for _ in range(300):
+                y = (jnp.sin(y) * cc) * 0.5 + cc
+            return jnp.sum(jnp.abs(y) ** 2)
+        args = (x0, c0)
+    elif workload == "mlp":
+        x0, t0 = c(64, 256), c(64, 256)
+        w1, w2 = c(256, 256) / 16, c(256, 256) / 16
+
+        def wg_f(a, b, x, t):
+            return ((((x @ a).tanh() @ b) - t).abs() ** 2).mean()
+
+        def jx_f(a, b, x, t):
+            import jax.numpy as jnp
+            return jnp.mean(jnp.abs(jnp.tanh(x @ a) @ b - t) ** 2)
+        args = (w1, w2, x0, t0)
+    elif workload == "phase":
+        obj = c(128, 128)
+        m = np.abs(np.fft.fft2(obj)).astype(np.float32)
+        x0 = c(128, 128)
+
+        def wg_f(x, mm):
+            import wgrad
+            return ((wgrad.fft.fft2(x).abs() - mm) ** 2).sum()
+
+        def jx_f(x, mm):
+            import jax.numpy as jnp
+            return jnp.sum((jnp.abs(jnp.fft.fft2(x)) - mm) ** 2)
+        args = (x0, m)
+    elif workload == "matmul":
+        a0, b0 = c(1024, 1024), c(1024, 1024)
+
+        def wg_f(a, b):
+            return ((a @ b).abs() ** 2).sum()
+
+        def jx_f(a, b):
+            import jax.numpy as jnp
+            return jnp.sum(jnp.abs(a @ b) ** 2)
+        args = (a0, b0)
+    elif workload == "engine":
+        x0 = np.ones(1, np.float32)
+
+        def wg_f(x):
+            y = x
+            for _ in range(1000):
+                y = y * 1.0
+            return y.sum()
+
+        def jx_f(x):
+            y = x
+            for _ in range(1000):
+                y = y * 1.0
+            return y.sum()
+        args = (x0,)
+    else:
+        raise SystemExit(f"unknown workload {workload}")
+    n_diff = {"mlp": 2}.get(workload, 1 if workload != "matmul" else 2)
+    return _bind(impl, wg_f, jx_f, args, n_diff, workload)
+
+
+def _bind(impl, wg_f, jx_f, args, n_diff, workload):
+    if impl in ("wgrad", "wgrad.compile"):
+        import wgrad
+        ts = [wgrad.tensor(a, requires_grad=i < n_diff) for i, a in enumerate(args)]
+        params = ts[:n_diff]
+
+        def step():
+            for p in params:
+                p.grad = None
+            loss = wg_f(*ts)
+            loss.backward()
+            return loss
+        if impl == "wgrad.compile":
+            if not hasattr(wgrad, "compile"):
+                return None
+            step = wgrad.compile(step)
+
+        def run():
+            step()
+            for p in params:
+                if p.grad is not None:
+                    p.grad._data.block_until_ready()
+        return run
+    if impl.startswith("jax"):
+        import jax
+        import jax.numpy as jnp
+        arrs = [jnp.asarray(a) for a in args]
+        g = jax.value_and_grad(jx_f, argnums=tuple(range(n_diff)))
+        if impl == "jax.jit(jax.grad)":
+            if workload == "chain":
+                return "skip"  # XLA needs minutes to compile this unrolled chain on CPU
+            g = jax.jit(g)
+
+        def run():
+            jax.block_until_ready(g(*arrs))
+        return run
+    if impl == "torch":
+        try:
+            import torch
+        except ImportError:
+            return None
+        torch.set_num_threads(os.cpu_count() or 1)
+        ts = [torch.tensor(a, requires_grad=i < n_diff) for i, a in enumerate(args)]
+        params = ts[:n_diff]
+        if workload == "phase":
+            def wg_f(x, mm):  # noqa: F811 - torch spelling of the same loss
+                return ((torch.fft.fft2(x).abs() - mm) ** 2).sum()
+
+        def run():
+            for p in params:
+                p.grad = None
+            wg_f(*ts).backward()
+        return run
+    raise SystemExit(f"unknown impl {impl}")
+
+
+def _rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def one(workload, impl, reps):
+    """Run one cell; print a JSON line."""
+    if impl.startswith("wgrad"):
+        import wgrad  # noqa: F401 - import cost stays out of the baseline
+    elif impl.startswith("jax"):
+        import jax  # noqa: F401
+        jax.config.update("jax_enable_x64", True)
+    else:
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            pass
+    run = make(workload, impl)
+    if run is None or run == "skip":
+        print(json.dumps({"status": "n/a" if run is None else "skip"}))
+        return
+    base = _rss_mb()
+    t0 = time.perf_counter()
+    run()
+    first = time.perf_counter() - t0
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+    print(json.dumps({"status": "ok", "median_ms": statistics.median(times) * 1e3,
+                      "first_ms": first * 1e3, "peak_mb": _rss_mb() - base}))
+
+
+def engine_bookkeeping_us(n=1000, reps=20):
+    """Per-node engine cost with nodes whose apply does no array work."""
+    import wgrad
+    from wgrad.autograd.engine import get_default_engine
+    from wgrad.autograd.graph import Node
+
+    class Pass(Node):
+        __slots__ = ()
+
+        def apply(self, grads):
+            return grads[:len(self.next_functions)]
+
+    g = wgrad.ones(1)
+    best = []
+    for _ in range(reps):
+        node = Node()
+        prev = None
+        for _ in range(n):
+            node = Pass(((prev, 0),) if prev is not None else ())
+            prev = node
+        t0 = time.perf_counter()
+        get_default_engine().execute([(node, 0)], [g], False, False)
+        best.append((time.perf_counter() - t0) / n * 1e6)
+    return statistics.median(best)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--one", nargs=2, metavar=("WORKLOAD", "IMPL"))
+    ap.add_argument("--reps", type=int)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", default=",".join(WORKLOADS))
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    if args.one:
+        one(args.one[0], args.one[1], args.reps)
+        return
+    rows = {}
+    for w in args.only.split(","):
+        reps = max(3, REPS[w] // 3) if args.quick else REPS[w]
+        rows[w] = {}
+        for impl in IMPLS:
+            out = subprocess.run([sys.executable, __file__, "--one", w, impl, "--reps",
+                                  str(reps)], capture_output=True, text=True, timeout=1800)
+            try:
+                rows[w][impl] = json.loads(out.stdout.strip().splitlines()[-1])
+            except (IndexError, json.JSONDecodeError):
+                rows[w][impl] = {"status": "error", "err": out.stderr.strip()[-300:]}
+            print(w, impl, rows[w][impl], file=sys.stderr, flush=True)
+    table = render(rows)
+    book = engine_bookkeeping_us()
+    table += (f"\nEngine bookkeeping alone (nodes whose apply does no array work): "
+              f"{book:.2f} us per node.\n")
+    print(table)
+    if not args.no_write:
+        write_doc(table)
+
+
+def _fmt(cell):
+    if cell.get("status") == "ok":
+        return f"{cell['median_ms']:.3g}"
+    return {"n/a": "n/a", "skip": "skipped"}.get(cell.get("status"), "error")
+
+
+def render(rows):
+    head = ("| workload | " + " | ".join(IMPLS) + " | wgrad / torch | wgrad / jax.jit | "
+            "compiled / jax.jit |")
+    lines = [head, "|" + "---|" * (len(IMPLS) + 4)]
+    extra = ["", "First call (includes JIT compilation), ms / peak RSS above baseline, MB:", "",
+             "| workload | " + " | ".join(IMPLS) + " |", "|" + "---|" * (len(IMPLS) + 1)]
+    for w, cells in rows.items():
+        # the engine chain has 1,000 nodes: its ms per step is microseconds per node
+        unit = " (us/node)" if w == "engine" else " (ms)"
+
+        def ratio(a, b):
+            ca, cb = cells.get(a, {}), cells.get(b, {})
+            if ca.get("status") == "ok" and cb.get("status") == "ok":
+                return f"{ca['median_ms'] / cb['median_ms']:.2f}x"
+            return "-"
+        vals = [_fmt(cells[i]) for i in IMPLS]
+        lines.append(f"| {TITLES[w]}{unit} | " + " | ".join(vals) + " | " +
+                     f"{ratio('wgrad', 'torch')} | {ratio('wgrad', 'jax.jit(jax.grad)')} | "
+                     f"{ratio('wgrad.compile', 'jax.jit(jax.grad)')} |")
+        extra.append(f"| {w} | " + " | ".join(
+            f"{cells[i]['first_ms']:.0f} / {cells[i]['peak_mb']:.0f}"
+            if cells[i].get("status") == "ok" else _fmt(cells[i]) for i in IMPLS) + " |")
+    return "\n".join(lines + extra) + "\n"
+
+
+def write_doc(table):
+    import jax
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "..", "docs", "performance.md")
+    try:
+        import torch
+        tv = torch.__version__
+    except ImportError:
+        tv = "not installed"
+    machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python "
+               f"{platform.python_version()}, JAX {jax.__version__} "
+               f"({jax.devices()[0].platform}), PyTorch {tv}")
+    stamp = time.strftime("%Y-%m-%d")
+    block = (f"<!-- bench:begin -->\nMeasured {stamp} by `python bench/run.py` on: "
+             f"{machine}.\nMedian per step (forward + backward); lower is better.\n\n"
+             f"{table}<!-- bench:end -->")
+    try:
+        with open(path) as f:
+            doc = f.read()
+    except FileNotFoundError:
+        doc = "# Performance\n\n<!-- bench:begin -->\n<!-- bench:end -->\n"
+    start, end = doc.index("<!-- bench:begin -->"), doc.index("<!-- bench:end -->")
+    doc = doc[:start] + block + doc[end + len("<!-- bench:end -->"):]
+    with open(path, "w") as f:
+        f.write(doc)
+
+
+if __name__ == "__main__":
+    main()
