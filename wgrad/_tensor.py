@@ -28,10 +28,11 @@ class Size(tuple):
 class _VersionCounter:
     """Shared by a tensor and all its views; bumped by every in-place op."""
 
-    __slots__ = ("v",)
+    __slots__ = ("v", "storage")
 
     def __init__(self):
         self.v = 0
+        self.storage = None  # ops.inplace._Storage once an alias shares this data
 
 
 _ERR_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If you want to "
@@ -276,6 +277,7 @@ class Tensor:
         t = _make(self._data)
         t._vc = self._vc
         t._is_inference = self._is_inference
+        _ops.inplace.link_alias(self, t, view=False)
         return t
 
     def detach_(self):
@@ -404,6 +406,17 @@ class Tensor:
     def __gt__(self, o): return _ops.gt(self, o)
     def __ge__(self, o): return _ops.ge(self, o)
     def __getitem__(self, idx): return _ops.getitem(self, idx)
+    def __setitem__(self, idx, v): _ops.inplace.setitem(self, idx, v)
+    def __iadd__(self, o): return _ops.add_(self, o)
+    def __isub__(self, o): return _ops.sub_(self, o)
+    def __imul__(self, o): return _ops.mul_(self, o)
+    def __itruediv__(self, o): return _ops.div_(self, o)
+    def __ifloordiv__(self, o): return _ops.floor_divide_(self, o)
+    def __imod__(self, o): return _ops.remainder_(self, o)
+    def __ipow__(self, o): return _ops.pow_(self, o)
+    def __iand__(self, o): return _ops.bitwise_and_(self, o)
+    def __ior__(self, o): return _ops.bitwise_or_(self, o)
+    def __ixor__(self, o): return _ops.bitwise_xor_(self, o)
 
     @property
     def T(self): return _ops.numpy_T(self)

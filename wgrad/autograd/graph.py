@@ -5,7 +5,8 @@ import threading
 import weakref
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "RemovableHandle", "GradientEdge",
-           "get_gradient_edge"]
+           "get_gradient_edge", "register_multi_grad_hook", "increment_version",
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
 _seq = itertools.count()
 _SEQ_MAX = sys.maxsize  # AccumulateGrad runs as soon as it is ready (torch: UINT64_MAX)
@@ -245,3 +246,264 @@ def get_gradient_edge(tensor):
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
     return GradientEdge(*tensor._gradient_edge())
+
+
+def increment_version(tensor):
+    """Bump the version counter of ``tensor`` (or of each tensor in an iterable), as an
+    in-place change made outside wgrad would: saved copies of it then refuse to unpack.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.ones(2)
+    >>> wgrad.autograd.graph.increment_version(x)
+    >>> x._version
+    1
+    """
+    from .._tensor import Tensor
+    for t in ((tensor,) if isinstance(tensor, Tensor) else tensor):
+        t._vc.v += 1
+
+
+# NOTE [Current graph task]
+# The engine records, per thread, the GraphTask whose node it is running
+# (``_set_current_graph_task`` around each node, restored afterwards so that reentrant
+# backward nests). Hooks ask for it through ``_current_graph_task_id`` and
+# ``_will_engine_execute_node`` (torch's functions of the same names); the multi-grad
+# hook needs both to know which backward call a gradient belongs to and how many of its
+# tensors that call will reach.
+
+_current = threading.local()
+_task_ids = itertools.count()
+
+
+def _set_current_graph_task(task):
+    prev = getattr(_current, "task", None)
+    _current.task = task
+    return prev
+
+
+def _current_graph_task_id():
+    """An id of the backward call running on this thread, or -1 outside backward."""
+    task = getattr(_current, "task", None)
+    if task is None:
+        return -1
+    # kept inside the task's dependency map, so it lives and dies with the task
+    deps = task.dependencies
+    tid = deps.get(_TASK_ID)
+    if tid is None:
+        tid = deps.setdefault(_TASK_ID, next(_task_ids))
+    return tid
+
+
+_TASK_ID = object()
+
+
+def _will_engine_execute_node(node):
+    """Whether the running backward call will execute ``node`` (or capture its gradient)."""
+    task = getattr(_current, "task", None)
+    if task is None:
+        raise RuntimeError("_will_engine_execute_node should only be called during the "
+                           "backward pass")
+    if isinstance(node, GradientEdge):
+        node = node.node
+    info = task.exec_info
+    if info is None:
+        return node in task.dependencies
+    e = info.get(node)
+    return e is not None and (e.needed or bool(e.captures))
+
+
+class _MultiHandle(RemovableHandle):
+    __slots__ = ("handles",)
+
+    def __init__(self, handles):
+        super().__init__(None)
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Register ``fn`` over several tensors' gradients.
+
+    ``mode="all"``: once per backward call, after the gradients of all of ``tensors``
+    that this call computes are ready, ``fn(grads)`` gets them as a list (None for a
+    tensor the call does not reach). ``mode="any"``: ``fn(grad)`` gets the first of them
+    computed, once per backward call. Returns a handle whose ``remove()`` unregisters.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> a = wgrad.ones(2, requires_grad=True)
+    >>> b = wgrad.ones(2, requires_grad=True)
+    >>> seen = []
+    >>> h = wgrad.autograd.graph.register_multi_grad_hook(
+    ...     (a, b), lambda gs: seen.append([g is None for g in gs]))
+    >>> (a * 2).sum().backward()
+    >>> seen
+    [[False, True]]
+    """
+    supported = ("all", "any")
+    if mode not in supported:
+        raise ValueError(f"Expects mode to be one of {supported} but got {mode}")
+    tensors = tuple(tensors)
+    lock = threading.Lock()
+    if mode == "any":
+        ran = {}
+
+        def wrapped(grad):
+            tid = _current_graph_task_id()
+            with lock:
+                if ran.get(tid):
+                    return
+                ran.clear()  # ids of finished calls are never seen again
+                ran[tid] = True
+            fn(grad)
+        return _MultiHandle(tuple(t.register_hook(wrapped) for t in tensors
+                                  if t.requires_grad))
+
+    state = {}  # graph task id -> [gradients still expected, buffer]
+    nodes = [t._gradient_edge()[0] for t in tensors]
+    n = len(tensors)
+
+    def inner(idx):
+        def hook(grad):
+            tid = _current_graph_task_id()
+            with lock:
+                st = state.get(tid)
+                if st is None:
+                    st = state[tid] = [sum(map(_will_engine_execute_node, nodes)), [None] * n]
+                st[1][idx] = grad
+                st[0] -= 1
+                done = st[0] <= 0
+                if done:
+                    del state[tid]
+            if done:
+                fn(st[1])
+        return hook
+    return _MultiHandle(tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors)))
+
+
+# ======================================================================================
+# Default saved-tensor hooks (NOTE [Saved tensor hooks] in saved.py)
+# ======================================================================================
+
+class _HooksState(threading.local):
+    def __init__(self):
+        self.stack = []            # (pack, unpack) pairs; the innermost is last
+        self.disabled_msg = None   # set by disable_saved_tensors_hooks
+
+
+_hooks_tls = _HooksState()
+
+
+def _hooks_state():
+    """This thread's saved-tensor hook state (``.stack``, ``.disabled_msg``)."""
+    return _hooks_tls
+
+
+class saved_tensors_hooks:
+    """Context manager: every tensor saved for backward in its scope, on this thread, is
+    stored as ``pack_hook(tensor)`` and recovered by ``unpack_hook(packed)``.
+
+    ``pack_hook`` runs once per saved tensor and must not modify its input in place;
+    ``unpack_hook`` runs on every access and must return a Tensor equal to the packed one.
+    Nested scopes: the innermost pair wins. Python scalars are not passed to the hooks.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.ones(3, requires_grad=True)
+    >>> with wgrad.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+    ...     y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad
+    tensor([2., 2., 2.])
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        st = _hooks_tls
+        if st.disabled_msg is not None:
+            raise RuntimeError(st.disabled_msg)
+        st.stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _hooks_tls.stack.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors live in host memory (numpy copies) until backward needs them, then
+    go back to the device they came from.
+
+    ``pin_memory`` is accepted for torch compatibility; JAX has no pinned host buffers.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.ones(3, requires_grad=True)
+    >>> with wgrad.autograd.graph.save_on_cpu():
+    ...     y = (x.exp() * x).sum()
+    >>> y.backward()
+    """
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        import numpy as np
+
+        def pack(t):
+            data = t._data
+            try:
+                dev = next(iter(data.devices()))
+            except Exception:  # a tracer: nothing to offload
+                return (None, data)
+            return (dev, np.array(data, copy=True))
+
+        def unpack(packed):
+            import jax
+            from .._tensor import Tensor
+            dev, arr = packed
+            return Tensor._make(arr if dev is None else jax.device_put(arr, dev))
+
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager (and decorator) under which entering ``saved_tensors_hooks``
+    raises ``RuntimeError(error_message)``; raises at once if hooks are active.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> with wgrad.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+    ...     pass
+    """
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        st = _hooks_tls
+        if st.stack:
+            raise RuntimeError(self.error_message)
+        self._prev = st.disabled_msg
+        st.disabled_msg = self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        _hooks_tls.disabled_msg = self._prev
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return fn(*args, **kwargs)
+        return wrapper

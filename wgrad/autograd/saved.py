@@ -1,4 +1,5 @@
-"""SavedTensor: a value a backward formula needs, with its version and release."""
+"""SavedTensor: a value a backward formula needs, with its version, hooks and release."""
+from .graph import _hooks_tls
 
 __all__ = ["SavedTensor", "ERR_BACKWARD_TWICE"]
 
@@ -8,44 +9,122 @@ ERR_BACKWARD_TWICE = (
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
+_ERR_HOOKS_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+    "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you "
+    "need to access saved variables after calling backward.")
+_ERR_HOOKS_TWICE = ("Calling register_hooks on a saved tensor whose hooks have already been "
+                    "set. Hint: only one pair of hooks is allowed at a time.")
+_ERR_HOOKS_NONE = "Calling register_hooks on a saved tensor with value None is forbidden"
+_ERR_PACK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
 
 
 # NOTE [Saved tensor versions]
 # A SavedTensor records the tensor's version counter value when it is saved. Unpacking
 # compares it with the counter's current value: an in-place change in between (even under
 # no_grad or through a detached alias, which share the counter) raises instead of
-# silently producing a wrong gradient.
+# silently producing a wrong gradient. As in torch, values stored through pack/unpack
+# hooks are not version-checked: the hooks own them.
+
+# NOTE [Saved tensor hooks]
+# The innermost ``saved_tensors_hooks`` of the saving thread (graph._hooks_tls) packs a
+# tensor exactly once, when it is saved; ``unpack`` runs on every access (backward or
+# ``grad_fn._saved_<name>``) and must return a Tensor, which is rewrapped with the saved
+# tensor's autograd identity (grad_fn, output_nr, requires_grad). ``register_hooks`` on a
+# ``_raw_saved_<name>`` does the same for one value after the fact.
 
 class SavedTensor:
-    """One saved value of a node.
+    """One saved value of a node (``grad_fn._raw_saved_<name>``).
 
-    An input is saved as the tensor itself; an output (``result``) is saved as its data
-    and rebuilt on unpack with the node as grad_fn, so the graph holds no reference cycle.
+    Without hooks an input is saved as the tensor itself (so ``_saved_self is x``); an
+    output (``result``) is saved as its data and rebuilt on unpack with the node as
+    grad_fn, an equal but different object, so the graph holds no reference cycle.
     """
 
     __slots__ = ("_tensor", "_data", "_is_output", "_output_nr", "_version", "_vc",
-                 "_released", "_requires_grad", "_leaf")
+                 "_released", "_grad_fn", "_requires_grad", "_grad_acc", "_packed",
+                 "_unpack_hook", "_is_none")
 
     def __init__(self, tensor, is_output=False):
         self._is_output = is_output
+        self._released = False
+        self._unpack_hook = None
+        self._packed = None
+        self._is_none = tensor is None
+        if tensor is None:
+            self._tensor = self._data = self._vc = self._grad_fn = self._grad_acc = None
+            self._version = self._output_nr = 0
+            self._requires_grad = False
+            return
         self._vc = tensor._vc
         self._version = tensor._vc.v
-        self._released = False
         self._output_nr = tensor._output_nr
+        self._grad_fn = None
+        self._requires_grad = tensor._requires_grad
+        self._grad_acc = tensor._grad_acc
         if is_output:
             self._tensor = None
             self._data = tensor._data
         else:
             self._tensor = tensor
             self._data = None
+        stack = _hooks_tls.stack
+        if stack:
+            pack, unpack = stack[-1]
+            self._set_hooks(pack, unpack, tensor)
+
+    def _set_hooks(self, pack, unpack, tensor):
+        if not self._is_output:
+            self._grad_fn = tensor._grad_fn
+        v0 = tensor._vc.v
+        packed = pack(tensor)
+        if tensor._vc.v != v0:
+            raise RuntimeError(_ERR_PACK_INPLACE)
+        self._packed = packed
+        self._unpack_hook = unpack
+        self._tensor = None
+        self._data = None
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack this value now with ``pack_hook`` (once) and recover it with
+        ``unpack_hook`` on every later access."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments: "
+                            "pack_hook and unpack_hook must be callable")
+        if self._released:
+            raise RuntimeError(_ERR_HOOKS_FREED)
+        if self._is_none:
+            raise RuntimeError(_ERR_HOOKS_NONE)
+        if self._unpack_hook is not None:
+            raise RuntimeError(_ERR_HOOKS_TWICE)
+        t = self.unpack()
+        self._set_hooks(pack_hook, unpack_hook, t)
 
     def unpack(self, node=None):
         if self._released:
             raise RuntimeError(ERR_BACKWARD_TWICE)
+        if self._is_none:
+            return None
+        from .._tensor import Tensor
+        if self._unpack_hook is not None:
+            r = self._unpack_hook(self._packed)
+            if not isinstance(r, Tensor):
+                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
+                                f"but got result of type {type(r).__name__}")
+            fn = node if self._is_output else self._grad_fn
+            t = Tensor._make(r._data, fn, self._output_nr if fn is not None else 0)
+            if fn is None:
+                t._requires_grad = self._requires_grad
+                t._grad_acc = self._grad_acc
+            return t
         if self._vc.v != self._version:
             self._raise_version(node)
         if self._is_output:
-            from .._tensor import Tensor
             return Tensor._make(self._data, node, self._output_nr)
         return self._tensor
 
@@ -54,23 +133,24 @@ class SavedTensor:
         data = self._data if t is None else t._data
         from .._dtype import from_np
         shape = ", ".join(str(s) for s in data.shape)
-        if self._is_output:
-            owner = node.name() if node is not None else "a node"
-        else:
-            owner = t.grad_fn.name() if t is not None and t.grad_fn is not None \
-                else "AccumulateGrad" if t is not None and t.requires_grad else "a node"
-        what = f"[{_torch_type_name(from_np(data.dtype))} [{shape}]]"
+        owner = node if self._is_output else (t._grad_fn if t is not None else None)
+        which = f", which is output {self._output_nr} of {owner.name()}," \
+            if owner is not None else ""
         raise RuntimeError(
             f"one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: {what}, which is output {self._output_nr} of {owner}, is at "
-            f"version {self._vc.v}; expected version {self._version} instead. Hint: enable "
-            f"anomaly detection to find the operation that failed to compute its gradient, "
-            f"with wgrad.autograd.set_detect_anomaly(True).")
+            f"inplace operation: [{_torch_type_name(from_np(data.dtype))} [{shape}]]{which} "
+            f"is at version {self._vc.v}; expected version {self._version} instead. Hint: "
+            f"enable anomaly detection to find the operation that failed to compute its "
+            f"gradient, with wgrad.autograd.set_detect_anomaly(True).")
 
     def release(self):
         self._released = True
         self._tensor = None
         self._data = None
+        self._packed = None
+        self._unpack_hook = None
+        self._grad_fn = None
+        self._grad_acc = None
 
 
 def _torch_type_name(d):

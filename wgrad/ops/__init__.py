@@ -6,8 +6,12 @@ from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
+from . import conv, fft  # noqa: F401  (fft: no __all__; wgrad.fft is the namespace)
+from .conv import *  # noqa: F401,F403
+from . import inplace  # noqa: E402  (after the families it wraps)
+from .inplace import *  # noqa: F401,F403
 
-_FAMILIES = (elementwise, shape, reduction, linalg, indexing)
+_FAMILIES = (elementwise, shape, reduction, linalg, indexing, inplace, conv, fft)
 
 # Functions that are not Tensor methods in torch (or clash with Tensor attributes).
 _NOT_METHODS = {"complex", "polar", "where", "cat", "concat", "concatenate", "stack", "hstack",

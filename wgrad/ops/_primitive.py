@@ -52,7 +52,7 @@ class Primitive:
     # the first parameter is not called ``self``: formulas for an input ``self`` arrive
     # as keyword arguments
     def __init__(prim, name, fwd, *, nout=1, jit=True, node_name=None,
-                 nondiff_outputs=(), **formulas):
+                 nondiff_outputs=(), view=False, **formulas):
         prim.name = name
         prim.node_name = node_name or _camel(name) + "Backward0"
         prim.fwd = fwd
@@ -60,6 +60,8 @@ class Primitive:
         prim.jit = jit
         prim.nondiff_outputs = frozenset(nondiff_outputs)
         params = inspect.signature(fwd).parameters.values()
+        # NOTE [Views] in ops/inplace.py: True, or a predicate over the attributes
+        prim.view = view
         prim.inputs = [p.name for p in params
                        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
         prim.variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
@@ -100,9 +102,10 @@ class Primitive:
         if _state.grad:
             for a in args:
                 if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
-                    return self._record(args, akey, attrs, out)
+                    res = self._record(args, akey, attrs, out)
+                    return _mark_view(self, args, akey, res) if self.view else res
         if self.nout == 1:
-            return _make(out)
+            return _mark_view(self, args, akey, _make(out)) if self.view else _make(out)
         return tuple(_make(o) for o in out)
 
     def _record(self, args, akey, attrs, out):
@@ -134,7 +137,7 @@ class Primitive:
                 saved[name] = tuple(_save(a) for a in args)
             else:
                 a = args[self.inputs.index(name)]
-                saved[name] = _save(a) if isinstance(a, Tensor) else a
+                saved[name] = _save(a) if isinstance(a, Tensor) or a is None else a
         results = [_make(o, node, i) if d else _make(o)
                    for i, (o, d) in enumerate(zip(outs, diff_out))]
         if "result" in saves:
@@ -225,7 +228,12 @@ class Primitive:
 def _save(t):
     if t._is_inference and not _state.inference:
         raise RuntimeError(_ERR_INFERENCE)
+_mark_view = None  # set by ops.inplace: links a view output to its base (NOTE [Views])
+
+
     return SavedTensor(t)
+    if t is None:
+        return SavedTensor(None)
 
 
 def _wrap(v):

@@ -338,8 +338,9 @@ def resolve_conj(input):
     return input
 
 
-_real = Primitive("real", lambda self: jnp.real(self), self=lambda grad: grad)
-_imag = Primitive("imag", lambda self: jnp.imag(self), self=lambda grad: grad * _I)
+_real = Primitive("real", lambda self: jnp.real(self), view=True, self=lambda grad: grad)
+_imag = Primitive("imag", lambda self: jnp.imag(self), view=True,
+                  self=lambda grad: grad * _I)
 
 
 def real(input):
@@ -378,9 +379,11 @@ def polar(abs, angle):  # noqa: A002
 
 _view_as_real = Primitive(
     "view_as_real", lambda self: jnp.stack([jnp.real(self), jnp.imag(self)], axis=-1),
+    view=True,
     self=lambda grad: view_as_complex(grad))
 _view_as_complex = Primitive(
     "view_as_complex", lambda self: jax.lax.complex(self[..., 0], self[..., 1]),
+    view=True,
     self=lambda grad: view_as_real(grad))
 
 

@@ -74,6 +74,7 @@ def _index_prim(name, node_name):
 
 
 _index = _index_prim("index", "IndexBackward0")
+_index.view = lambda key: _ADV not in key  # basic indexing returns a view (NOTE [Views])
 _index_select = _index_prim("index_select", "IndexSelectBackward0")
 _index_backward = Primitive(
     "index_backward",
@@ -910,7 +911,7 @@ def _diagonal_backward_fwd(grad, *, shape, offset, dim1, dim2):
 
 
 _diagonal = Primitive(
-    "diagonal", _diagonal_fwd,
+    "diagonal", _diagonal_fwd, view=True,
     self=lambda grad, self_shape, offset, dim1, dim2: _diagonal_backward(
         grad, shape=tuple(self_shape), offset=offset, dim1=dim1, dim2=dim2))
 _diagonal_backward = Primitive(

@@ -112,7 +112,7 @@ def _expandable(small, big):
 # ======================================================================================
 
 _reshape = Primitive("reshape", lambda self, *, shape: jnp.reshape(self, shape),
-                     node_name="ViewBackward0",
+                     node_name="ViewBackward0", view=True,
                      self=lambda grad, self_shape: grad.reshape(self_shape))
 
 
@@ -144,9 +144,8 @@ def reshape(input, *shape):
 
 
 def _alias(t):
-    out = _make(t._data)
-    out._vc = t._vc
-    return out
+    from .inplace import link_alias
+    return link_alias(t, _make(t._data))
 
 
 def view(input, *shape):
@@ -181,7 +180,7 @@ def unflatten(input, dim, sizes):
     return reshape(input, shp[:d] + tuple(sizes) + shp[d + 1:])
 
 
-_permute = Primitive("permute", lambda self, *, dims: jnp.transpose(self, dims),
+_permute = Primitive("permute", lambda self, *, dims: jnp.transpose(self, dims), view=True,
                      self=lambda grad, dims: grad.permute(tuple(np.argsort(dims).tolist())))
 
 
@@ -252,7 +251,7 @@ def unsqueeze(input, dim):
 # Broadcasting
 # ======================================================================================
 
-_expand = Primitive("expand", lambda self, *, shape: jnp.broadcast_to(self, shape),
+_expand = Primitive("expand", lambda self, *, shape: jnp.broadcast_to(self, shape), view=True,
                     self=lambda grad: grad)
 
 
@@ -377,7 +376,7 @@ def atleast_2d(x):
 
 
 _slice = Primitive("slice", lambda self, *, dim, start, length: lax.slice_in_dim(
-    self, start, start + length, axis=dim), self=lambda grad, self_shape, dim, start: _pad_dim(
+    self, start, start + length, axis=dim), view=True, self=lambda grad, self_shape, dim, start: _pad_dim(
         grad, self_shape, dim, start))
 
 
