@@ -1,11 +1,39 @@
-"""Linear algebra basics: matmul/@, mm, bmm, dot, vdot, outer, inner, einsum, trace."""
-import jax.numpy as jnp
+"""Linear algebra: products (matmul/@, mm, bmm, dot, vdot, outer, inner, einsum, trace,
+tensordot) and the ``wgrad.linalg`` decompositions and solvers.
 
+Every formula follows NOTE [Conjugate Wirtinger convention] in _primitive.py; the
+decompositions port the math of PyTorch's FunctionsManual.cpp (svd_backward,
+linalg_eig_backward, linalg_qr_backward, cholesky_backward, pinv_backward, ...), each
+written with wgrad ops so that double backward records through them.
+
+Only the names torch also has at top level (with the same meaning) are in ``__all__``;
+the ``linalg_*``-style functions (solve, eigh, svd, ...) are exposed by ``wgrad.linalg``.
+"""
+import builtins
+import collections
+import string
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _make, _wrap_dim
 from ._primitive import Primitive
 from ._promote import result_type
 
-__all__ = ["matmul", "mm", "bmm"]
+__all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
+           "tensordot", "det", "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power",
+           "pinverse", "chain_matmul"]
 
+
+class LinAlgError(RuntimeError):
+    """Raised when a factorization fails (singular or non positive-definite input)."""
+
+
+# ======================================================================================
+# Products
+# ======================================================================================
 
 def _mm_self(grad, other):
     return grad @ other.mH
@@ -61,3 +89,1086 @@ def bmm(input, mat2):
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
                            f"{mat2.shape[1]}].")
     return _bmm(input, mat2, dtype=result_type(input, mat2).np)
+
+
+def _check_vectors(name, a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
+                           f"{_tname(a.dtype)} and {_tname(b.dtype)}")
+
+
+def _tname(d):
+    return {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
+            "float16": "Half", "bool": "Bool"}.get(d.name, d.name)
+
+
+def dot(input, tensor):
+    """Inner product of two 1-D tensors of the same dtype (no conjugation).
+
+    Examples
+    --------
+    >>> wgrad.dot(wgrad.tensor([2., 3.]), wgrad.tensor([2., 1.]))
+    tensor(7.)
+    """
+    _check_vectors("dot", input, tensor)
+    return einsum("i,i->", input, tensor)
+
+
+def vdot(input, other):
+    """``sum(conj(input) * other)`` of two 1-D tensors.
+
+    Examples
+    --------
+    >>> wgrad.vdot(wgrad.tensor([1j]), wgrad.tensor([1j]))
+    tensor(1.+0.j)
+    """
+    _check_vectors("vdot", input, other)
+    return einsum("i,i->", input.conj(), other)
+
+
+def outer(input, vec2):
+    """Outer product of two 1-D tensors.
+
+    Examples
+    --------
+    >>> wgrad.outer(wgrad.ones(2), wgrad.ones(3)).shape
+    wgrad.Size([2, 3])
+    """
+    if input.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.ndim}-D")
+    if vec2.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    return input.unsqueeze(1) * vec2.unsqueeze(0)
+
+
+ger = outer
+
+
+def inner(input, other):
+    """Sum product over the last dims; a 0-d operand multiplies elementwise.
+
+    Examples
+    --------
+    >>> wgrad.inner(wgrad.ones(2, 3), wgrad.ones(4, 3)).shape
+    wgrad.Size([2, 4])
+    """
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    letters = iter(string.ascii_letters)
+    a = "".join(next(letters) for _ in range(input.ndim - 1))
+    b = "".join(next(letters) for _ in range(other.ndim - 1))
+    k = next(letters)
+    return einsum(f"{a}{k},{b}{k}->{a}{b}", input, other)
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contract ``dims`` (an int: the last of ``a`` with the first of ``b``, or two lists).
+
+    Examples
+    --------
+    >>> wgrad.tensordot(wgrad.ones(2, 3), wgrad.ones(3, 4), dims=1).shape
+    wgrad.Size([2, 4])
+    """
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da = list(range(a.ndim - dims, a.ndim))
+        db = list(range(dims))
+    else:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+    da = [_wrap_dim(d, a.ndim) for d in da]
+    db = [_wrap_dim(d, b.ndim) for d in db]
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    letters = iter(string.ascii_letters)
+    sa = [next(letters) for _ in range(a.ndim)]
+    sb = [next(letters) for _ in range(b.ndim)]
+    for i, j in zip(da, db):
+        if a.shape[i] != b.shape[j]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in "
+                               f"dim {j}")
+        sb[j] = sa[i]
+    out_s = [s for i, s in enumerate(sa) if i not in da] + \
+            [s for j, s in enumerate(sb) if j not in db]
+    return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out_s)}", a, b)
+
+
+def trace(input):
+    """Sum of the main diagonal of a 2-D tensor.
+
+    Examples
+    --------
+    >>> wgrad.trace(wgrad.eye(3))
+    tensor(3.)
+    """
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return _diagonal(input).sum()
+
+
+# -- einsum -----------------------------------------------------------------------------
+
+def _einsum_fwd(*operands, equation, dtype):
+    return jnp.einsum(equation, *[o.astype(dtype) for o in operands])
+
+
+def _einsum_backward(grad, operands, equation):
+    """d/d(operand i): einsum of grad with every other operand conjugated; a subscript that
+    only operand i has is summed in the forward, so its gradient broadcasts along it."""
+    ins, out = equation.split("->")
+    subs = ins.split(",")
+    grads = []
+    for i, s in enumerate(subs):
+        if len(set(s)) != len(s):
+            raise NotImplementedError(
+                f"einsum backward: the subscript '{s}' repeats an index within one operand "
+                f"(a diagonal); its derivative is not implemented.")
+        others = [t for j, t in enumerate(subs) if j != i]
+        elsewhere = set(out).union(*others) if others else set(out)
+        kept = "".join(c for c in s if c in elsewhere)
+        eq = ",".join([out] + others) + "->" + kept
+        g = einsum(eq, grad, *[operands[j].conj() for j in range(len(subs)) if j != i])
+        if kept != s:
+            shape = [operands[i].shape[k] if c in kept else 1 for k, c in enumerate(s)]
+            g = g.reshape(tuple(shape)).expand(tuple(operands[i].shape))
+        grads.append(g)
+    return grads
+
+
+_einsum = Primitive("einsum", _einsum_fwd, operands=_einsum_backward)
+
+
+def _parse_einsum(equation, operands):
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        ins, out = eq.split("->")
+    else:
+        ins, out = eq, None
+    subs = ins.split(",")
+    if len(subs) != len(operands):
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the "
+                           f"equation" if len(operands) > len(subs) else
+                           "einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    used = set(c for c in eq if c.isalpha())
+    free = [c for c in string.ascii_letters if c not in used]
+    ell_nd = 0
+    for s, o in zip(subs, operands):
+        if "..." in s:
+            ell_nd = builtins.max(ell_nd, o.ndim - (len(s) - 3))
+    ell = "".join(free[:ell_nd])
+    new_subs = []
+    for k, (s, o) in enumerate(zip(subs, operands)):
+        if "..." in s:
+            n = o.ndim - (len(s) - 3)
+            s = s.replace("...", ell[ell_nd - n:] if n else "")
+        if len(s) != o.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                               f"({len(s)}) does not match the number of dimensions "
+                               f"({o.ndim}) for operand {k} and no ellipsis was given")
+        new_subs.append(s)
+    if out is None:
+        counts = collections.Counter("".join(new_subs))
+        out = ell + "".join(sorted(c for c in counts if counts[c] == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
+    return new_subs, out
+
+
+def einsum(equation, *operands):
+    """Einstein summation (torch.einsum): implicit output, ellipsis and broadcasting.
+
+    Examples
+    --------
+    >>> a = wgrad.ones(2, 3)
+    >>> wgrad.einsum("ij,kj->ik", a, a).shape
+    wgrad.Size([2, 2])
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    subs, out = _parse_einsum(equation, operands)
+    sizes = {}
+    for k, (s, o) in enumerate(zip(subs, operands)):
+        for c, n in zip(s, o.shape):
+            if c in sizes and sizes[c] != n and n != 1 and sizes[c] != 1:
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} "
+                                   f"which does not broadcast with previously seen size "
+                                   f"{sizes[c]}")
+            sizes[c] = builtins.max(sizes.get(c, 1), n)
+    ops = []
+    for s, o in zip(subs, operands):
+        target = tuple(sizes[c] for c in s)
+        if len(set(s)) == len(s) and tuple(o.shape) != target:
+            o = o.expand(target)
+        ops.append(o)
+    dtype = result_type(*ops)
+    return _einsum(*ops, equation=",".join(subs) + "->" + out, dtype=dtype.np)
+
+
+def chain_matmul(*matrices):
+    return multi_dot(matrices)
+
+
+def multi_dot(tensors):
+    """Product of a chain of matrices; the first and last may be 1-D.
+
+    Examples
+    --------
+    >>> wgrad.linalg.multi_dot([wgrad.ones(3), wgrad.ones(3, 2), wgrad.ones(2)])
+    tensor(6.)
+    """
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = matmul(out, t)
+    return out
+
+
+# ======================================================================================
+# Helpers shared by the decomposition formulas
+# ======================================================================================
+
+def _eye(n, dtype):
+    return _make(jnp.eye(n, dtype=getattr(dtype, "np", dtype)))
+
+
+def _diagonal(x):
+    """The main diagonal over the last two dims (a differentiable composite)."""
+    n = builtins.min(x.shape[-2], x.shape[-1])
+    if x.shape[-2] != x.shape[-1]:
+        x = x.narrow(-2, 0, n).narrow(-1, 0, n)
+    return (x * _eye(n, _np(x))).sum(-1)
+
+
+def _diag_embed(v):
+    n = v.shape[-1]
+    return v.unsqueeze(-1) * _eye(n, _np(v))
+
+
+def _np(t):
+    return t._data.dtype
+
+
+def _mask(x, fn):
+    return x * _make(fn(jnp.ones(x.shape[-2:], dtype=_real_np(x))))
+
+
+def _tril(x, k=0):
+    return _mask(x, lambda o: jnp.tril(o, k))
+
+
+def _triu(x, k=0):
+    return _mask(x, lambda o: jnp.triu(o, k))
+
+
+def _offdiag_one(x):
+    """``x`` with its diagonal replaced by ones (the E matrices of FunctionsManual)."""
+    n = x.shape[-1]
+    return x * _make(1 - jnp.eye(n, dtype=_np(x))) + _eye(n, _np(x))
+
+
+def _check_square(name, A):
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+
+
+def _check_float(name, A):
+    d = A.dtype
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {_tname(d)}")
+
+
+def _concrete(*arrays):
+    return not any(isinstance(a, jax.core.Tracer) for a in arrays)
+
+
+class _CheckedPrimitive(Primitive):
+    """A Primitive whose backward first runs ``check(grads, results)`` on the host.
+
+    torch validates some incoming gradients with data-dependent TORCH_CHECKs (the gauge
+    checks of eig/eigh/svd); that cannot raise inside the jitted formula kernel, so the
+    kernel is wrapped. With create_graph the formulas run eagerly and check themselves.
+    """
+
+    def __init__(prim, name, fwd, *, check, **kw):
+        super().__init__(name, fwd, **kw)
+        prim.check = check
+
+    def kernel(self, akey, attrs, needs, in_meta, out_meta):
+        k = super().kernel(akey, attrs, needs, in_meta, out_meta)
+
+        def run(grads, saved_vals):
+            sv = dict(zip(k.names, saved_vals))
+            if "results" in sv:
+                self.check(grads, sv["results"])
+            return k(grads, saved_vals)
+        run.names = k.names
+        return run
+
+
+# ======================================================================================
+# Solvers and inverses
+# ======================================================================================
+
+def _solve_A(grad, A, result):
+    return -_solve(A.mH, grad) @ result.mH
+
+
+_solve_p = Primitive("linalg_solve", lambda A, B: jnp.linalg.solve(A, B),
+                     node_name="LinalgSolveExBackward0",
+                     A=_solve_A, B=lambda grad, A: _solve(A.mH, grad))
+
+
+def _solve(A, B):
+    return _solve_p(A, B)
+
+
+def _is_vector_rhs(A, B):
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def solve(A, B, *, left=True, out=None):
+    """Solve ``A X = B`` (``X A = B`` with ``left=False``); batches broadcast.
+
+    Examples
+    --------
+    >>> A = wgrad.tensor([[2., 0.], [0., 4.]])
+    >>> wgrad.linalg.solve(A, wgrad.tensor([2., 4.]))
+    tensor([1., 1.])
+    """
+    _check_square("linalg.solve", A)
+    dtype = result_type(A, B)
+    A, B = A.to(dtype), B.to(dtype)
+    vec = _is_vector_rhs(A, B)
+    if vec:
+        B = B.unsqueeze(-1)
+    if A.shape[-1] != B.shape[-2 if left else -1]:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} "
+                           f"and {B.shape[-2]}x{B.shape[-1]})")
+    batch = jnp.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    A = A.expand(batch + tuple(A.shape[-2:]))
+    B = B.expand(batch + tuple(B.shape[-2:]))
+    X = _solve(A, B) if left else _solve(A.mT, B.mT).mT
+    return X.squeeze(-1) if vec else X
+
+
+_inv = Primitive("linalg_inv", lambda A: jnp.linalg.inv(A), node_name="LinalgInvExBackward0",
+                 A=lambda grad, result: -(result.mH @ grad @ result.mH))
+
+
+def _check_singular(name, A):
+    if not _concrete(A._data):
+        return
+    a = np.asarray(A._data)
+    if a.size == 0:
+        return
+    lu_diag = [np.abs(np.diag(_lu_u(m))) for m in a.reshape((-1,) + a.shape[-2:])]
+    for d in lu_diag:
+        zero = np.nonzero(d == 0)[0]
+        if zero.size:
+            raise LinAlgError(f"{name}: The diagonal element {zero[0] + 1} is zero, the "
+                              f"inversion could not be completed because the input matrix is "
+                              f"singular.")
+
+
+def _lu_u(m):
+    """U of a partially pivoted LU (to find the zero pivot torch reports)."""
+    u = np.array(m, dtype=np.complex128)
+    n = u.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        u[[k, p]] = u[[p, k]]
+        if u[k, k] == 0:
+            continue
+        u[k + 1:] -= np.outer(u[k + 1:, k] / u[k, k], u[k])
+    return u
+
+
+def inv(A, *, out=None):
+    """Inverse of a square matrix (batched).
+
+    Examples
+    --------
+    >>> wgrad.linalg.inv(wgrad.tensor([[2., 0.], [0., 4.]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """
+    _check_square("linalg.inv", A)
+    _check_float("linalg.inv", A)
+    _check_singular("linalg.inv", A)
+    return _inv(A)
+
+
+inverse = inv
+
+
+def _det_backward(grad, A, result):
+    return (grad * result.conj()).unsqueeze(-1).unsqueeze(-1) * inv(A).mH
+
+
+_det = Primitive("linalg_det", lambda A: jnp.linalg.det(A), A=_det_backward)
+
+
+def det(A, *, out=None):
+    """Determinant (batched).
+
+    Examples
+    --------
+    >>> wgrad.linalg.det(wgrad.tensor([[2., 1.], [1., 2.]]))
+    tensor(3.)
+    """
+    _check_square("linalg.det", A)
+    _check_float("linalg.det", A)
+    return _det(A)
+
+
+def _slogdet_fwd(A):
+    s, l = jnp.linalg.slogdet(A)
+    return s.astype(A.dtype), l
+
+
+def _slogdet_backward(grads, A, results):
+    g_sign, g_abs = grads
+    sign = results[0]
+    g = g_abs
+    if A.is_complex():
+        g = g - 1j * (g_sign.conj() * sign).imag
+    return g.unsqueeze(-1).unsqueeze(-1) * inv(A).mH
+
+
+_slogdet = Primitive("linalg_slogdet", _slogdet_fwd, nout=2, A=_slogdet_backward)
+
+SlogdetResult = collections.namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+def slogdet(A, *, out=None):
+    """``(sign, log|det|)``; the sign is complex for complex ``A``.
+
+    Examples
+    --------
+    >>> wgrad.linalg.slogdet(wgrad.tensor([[-2., 0.], [0., 1.]])).logabsdet
+    tensor(0.6931)
+    """
+    _check_square("linalg.slogdet", A)
+    _check_float("linalg.slogdet", A)
+    return SlogdetResult(*_slogdet(A))
+
+
+def logdet(input):
+    sign, labs = slogdet(input)
+    if input.is_complex():
+        return labs + sign.log()
+    from .elementwise import log
+    return log(sign) + labs
+
+
+def _matrix_exp_backward(grad, A):
+    n = A.shape[-1]
+    Ah = A.mH
+    from .shape import cat
+    top = cat([Ah, grad], -1)
+    bottom = cat([Ah * 0, Ah], -1)
+    return matrix_exp(cat([top, bottom], -2)).narrow(-2, 0, n).narrow(-1, n, n)
+
+
+_matrix_exp = Primitive("linalg_matrix_exp", lambda A: jax.scipy.linalg.expm(A),
+                        A=_matrix_exp_backward)
+
+
+def matrix_exp(A):
+    """Matrix exponential (batched).
+
+    Examples
+    --------
+    >>> wgrad.linalg.matrix_exp(wgrad.zeros(2, 2))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    _check_square("linalg.matrix_exp", A)
+    return _matrix_exp(A)
+
+
+def matrix_power(A, n, *, out=None):
+    """``A`` to an integer power (negative powers invert first)."""
+    _check_square("linalg.matrix_power", A)
+    if n == 0:
+        return (A * 0) + _eye(A.shape[-1], _np(A))
+    if n < 0:
+        A, n = inv(A), -n
+    result, base = None, A
+    while n:
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return result
+
+
+def _pinv_backward(grad, A, result):
+    pinvA = result
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh = pinvA.mH
+    gradh = grad.mH
+    if m <= n:
+        K = gradh @ pinvA
+        KpinvAh = K @ pinvAh
+        gA = -(pinvA @ K).mH + KpinvAh - (A @ pinvA) @ KpinvAh + \
+            (pinvAh @ pinvA) @ (gradh - K @ A)
+    else:
+        K = pinvA @ gradh
+        pinvAhK = pinvAh @ K
+        gA = -(K @ pinvA).mH + (gradh - A @ K) @ pinvA @ pinvAh + pinvAhK - \
+            pinvAhK @ pinvA @ A
+    return gA
+
+
+_pinv = Primitive("linalg_pinv", lambda A, *, hermitian: jnp.linalg.pinv(
+    A, hermitian=hermitian), A=_pinv_backward)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """Moore-Penrose pseudo-inverse (full-rank inputs are differentiable).
+
+    Examples
+    --------
+    >>> wgrad.linalg.pinv(wgrad.tensor([[2., 0.], [0., 4.]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """
+    if atol is not None or rtol is not None:
+        raise NotImplementedError("linalg.pinv: atol/rtol are not supported yet")
+    return _pinv(A, hermitian=bool(hermitian))
+
+
+def pinverse(input, rcond=1e-15):
+    return pinv(input)
+
+
+LstsqResult = collections.namedtuple("lstsq", ["solution", "residuals", "rank",
+                                               "singular_values"])
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """Least-squares solution of ``A X = B`` (full-rank ``A``); the solution is
+    differentiable (through the pseudo-inverse, as torch's linalg_lstsq_backward).
+
+    Examples
+    --------
+    >>> A = wgrad.tensor([[1., 0.], [0., 1.], [0., 0.]])
+    >>> wgrad.linalg.lstsq(A, wgrad.tensor([[1.], [2.], [3.]])).solution
+    tensor([[1.],
+            [2.]])
+    """
+    if A.ndim < 2 or B.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    vec = B.ndim == A.ndim - 1
+    Bm = B.unsqueeze(-1) if vec else B
+    if A.shape[-2] != Bm.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
+                           f"{'' if vec else ''}")
+    X = pinv(A) @ Bm
+    m, n = A.shape[-2], A.shape[-1]
+    rank = _make(jnp.linalg.matrix_rank(A._data))
+    if driver not in (None, "gelsy") and m > n and bool(jnp.all(rank._data == n)):
+        r = A @ X - Bm
+        residuals = (r.abs() ** 2).sum(-2)
+    else:
+        residuals = _make(jnp.zeros((0,), dtype=_real_np(A)))
+    sv = _make(jnp.zeros((0,), dtype=_real_np(A)))
+    return LstsqResult(X.squeeze(-1) if vec else X, residuals, rank, sv)
+
+
+def _real_np(A):
+    return jnp.zeros((), _np(A)).real.dtype
+
+
+# ======================================================================================
+# Decompositions
+# ======================================================================================
+
+_EIG_GAUGE = ("{}: The eigenvectors in the complex case are specified up to multiplication "
+              "by e^{{i phi}}. The specified loss function depends on this quantity, so it is "
+              "ill-defined.")
+_SVD_GAUGE = ("svd_backward: The singular vectors in the complex case are specified up to "
+              "multiplication by e^{i phi}. The specified loss function depends on this phase "
+              "term, making it ill-defined.")
+
+
+def _eig_gauge_ok(gV, V):
+    d = np.imag(np.einsum("...ji,...ji->...i", np.conj(V), gV))
+    return np.allclose(d, 0, rtol=1e-2, atol=1e-2)
+
+
+def _check_eig(name):
+    def check(grads, results):
+        gV, V = grads[1], results[1]
+        if gV is None or not np.iscomplexobj(V) or not _concrete(gV, V):
+            return
+        if not _eig_gauge_ok(np.asarray(gV), np.asarray(V)):
+            raise RuntimeError(_EIG_GAUGE.format(name))
+    return check
+
+
+def _eig_backward(gL, gV, L, V, is_hermitian, name):
+    """linalg_eig_backward of FunctionsManual.cpp (arXiv:1701.00392, eq. 4.77)."""
+    _check_eig(name)((gL._data, gV._data), (L._data, V._data))
+    VhgV = V.mH @ gV
+    if is_hermitian:
+        VhgV = 0.5 * (VhgV - VhgV.mH)
+    else:
+        VhgV = VhgV - V.mH @ (V * _diagonal(VhgV).real.unsqueeze(-2))
+    Lc = L.conj()
+    Econj = _offdiag_one(Lc.unsqueeze(-2) - Lc.unsqueeze(-1))
+    gA = _offdiag(VhgV / Econj) + _diag_embed(gL)
+    if is_hermitian:
+        return V @ (gA @ V.mH)
+    return _solve(V.mH, gA @ V.mH)
+
+
+def _offdiag(x):
+    n = x.shape[-1]
+    return x * _make(1 - jnp.eye(n, dtype=_real_np(x)))
+
+
+def _eigh_fwd(A, *, upper):
+    A = jnp.triu(A) if upper else jnp.tril(A)
+    A = A + jnp.conj(jnp.swapaxes(A, -1, -2)) - jnp.real(
+        jnp.eye(A.shape[-1], dtype=A.dtype) * A) * jnp.eye(A.shape[-1], dtype=A.dtype)
+    L, V = jnp.linalg.eigh(A, symmetrize_input=False)
+    return L, V
+
+
+_eigh = _CheckedPrimitive(
+    "linalg_eigh", _eigh_fwd, nout=2, check=_check_eig("linalg_eigh_backward"),
+    A=lambda grads, results: _eig_backward(grads[0], grads[1], results[0], results[1], True,
+                                           "linalg_eigh_backward"))
+
+EighResult = collections.namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+EigResult = collections.namedtuple("eig", ["eigenvalues", "eigenvectors"])
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """Eigen-decomposition of a Hermitian matrix, reading the ``UPLO`` triangle.
+
+    Losses must not depend on the phase of the eigenvectors (torch's error otherwise).
+
+    Examples
+    --------
+    >>> wgrad.linalg.eigh(wgrad.tensor([[2., 0.], [0., 1.]])).eigenvalues
+    tensor([1., 2.])
+    """
+    _check_square("linalg.eigh", A)
+    _check_float("linalg.eigh", A)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return EighResult(*_eigh(A, upper=UPLO == "U"))
+
+
+def _eigvalsh_backward(grad, A, upper):
+    L, V = eigh(A, "U" if upper else "L")
+    return (V * grad.unsqueeze(-2)) @ V.mH
+
+
+_eigvalsh = Primitive("linalg_eigvalsh", lambda A, *, upper: _eigh_fwd(A, upper=upper)[0],
+                      A=_eigvalsh_backward)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    """Eigenvalues of a Hermitian matrix, ascending.
+
+    Examples
+    --------
+    >>> wgrad.linalg.eigvalsh(wgrad.tensor([[2., 0.], [0., 1.]]))
+    tensor([1., 2.])
+    """
+    _check_square("linalg.eigvalsh", A)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return _eigvalsh(A, upper=UPLO == "U")
+
+
+def _cdtype(x):
+    return jnp.result_type(x.dtype, jnp.complex64)
+
+
+def _eig_fwd(A):
+    L, V = jnp.linalg.eig(A)
+    return L.astype(_cdtype(A)), V.astype(_cdtype(A))
+
+
+# jnp.linalg.eig runs on the CPU only
+_eig = _CheckedPrimitive(
+    "linalg_eig", _eig_fwd, nout=2, jit=False, check=_check_eig("linalg_eig_backward"),
+    A=lambda grads, results: _eig_backward(grads[0], grads[1], results[0], results[1], False,
+                                           "linalg_eig_backward"))
+
+
+def eig(A, *, out=None):
+    """Eigen-decomposition of a general square matrix (complex results).
+
+    Examples
+    --------
+    >>> wgrad.linalg.eig(wgrad.tensor([[2., 0.], [0., 1.]])).eigenvalues
+    tensor([2.+0.j, 1.+0.j])
+    """
+    _check_square("linalg.eig", A)
+    _check_float("linalg.eig", A)
+    return EigResult(*_eig(A))
+
+
+def _eigvals_backward(grad, A):
+    L, V = eig(A)
+    return _solve(V.mH, grad.unsqueeze(-1) * V.mH)
+
+
+_eigvals = Primitive("linalg_eigvals", lambda A: _eig_fwd(A)[0], jit=False,
+                     A=_eigvals_backward)
+
+
+def eigvals(A, *, out=None):
+    """Eigenvalues of a general square matrix (complex)."""
+    _check_square("linalg.eigvals", A)
+    return _eigvals(A)
+
+
+def _svd_backward(gU, gS, gVh, U, S, Vh):
+    """svd_backward of FunctionsManual.cpp (reduced U, Vh)."""
+    m, n = U.shape[-2], Vh.shape[-1]
+    is_complex = U.is_complex()
+    UhgU = U.mH @ gU
+    UhgU = UhgU - UhgU.mH
+    VhgV = Vh @ gVh.mH
+    VhgV = VhgV - VhgV.mH
+    S2 = S * S
+    E = _offdiag_one(S2.unsqueeze(-2) - S2.unsqueeze(-1))
+    ret = _offdiag((UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E) + _diag_embed(gS)
+    if is_complex:
+        ret = ret + _diag_embed(_diagonal(UhgU) / (2 * S))
+    if m > n:
+        gA = U @ ret
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - U @ (U.mH @ gUSinv)
+        return gA @ Vh
+    if m < n:
+        gA = ret @ Vh
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA + SinvgVh - (SinvgVh @ Vh.mH) @ Vh
+        return U @ gA
+    return U @ (ret @ Vh)
+
+
+def _check_svd(grads, results):
+    gU, gVh = grads[0], grads[2]
+    U, Vh = results[0], results[2]
+    if not np.iscomplexobj(U) or (gU is None and gVh is None) or not _concrete(U, Vh):
+        return
+    k = min(U.shape[-2], Vh.shape[-1])
+    U, Vh = np.asarray(U)[..., :k], np.asarray(Vh)[..., :k, :]
+    im_u = 0 if gU is None else np.imag(np.einsum(
+        "...ji,...ji->...i", U.conj(), np.asarray(gU)[..., :k]))
+    im_v = 0 if gVh is None else np.imag(np.einsum(
+        "...ij,...ij->...i", Vh, np.asarray(gVh)[..., :k, :].conj()))
+    # Im diag(U^H gU - gU^H U) + Im diag(V^H gV - gV^H V) = 2 (im_u + im_v)
+    if not np.allclose(2 * im_u, -2 * im_v, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(_SVD_GAUGE)
+
+
+def _svd_A(grads, results, full_matrices):
+    gU, gS, gVh = grads
+    U, S, Vh = results
+    k = S.shape[-1]
+    if full_matrices:
+        U, gU = U.narrow(-1, 0, k), gU.narrow(-1, 0, k)
+        Vh, gVh = Vh.narrow(-2, 0, k), gVh.narrow(-2, 0, k)
+    _check_svd((gU._data, gS._data, gVh._data), (U._data, S._data, Vh._data))
+    return _svd_backward(gU, gS, gVh, U, S, Vh)
+
+
+_svd = _CheckedPrimitive(
+    "linalg_svd", lambda A, *, full_matrices: jnp.linalg.svd(A, full_matrices=full_matrices),
+    nout=3, check=_check_svd, A=_svd_A)
+
+SVDResult = collections.namedtuple("svd", ["U", "S", "Vh"])
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """``A = U diag(S) Vh``; losses must not depend on the singular vectors' phases.
+
+    Examples
+    --------
+    >>> wgrad.linalg.svd(wgrad.tensor([[3., 0.], [0., 2.]])).S
+    tensor([3., 2.])
+    """
+    if A.ndim < 2:
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    _check_float("linalg.svd", A)
+    return SVDResult(*_svd(A, full_matrices=bool(full_matrices)))
+
+
+def _svdvals_backward(grad, A):
+    U, S, Vh = svd(A, full_matrices=False)
+    return U @ (grad.unsqueeze(-1) * Vh)
+
+
+_svdvals = Primitive("linalg_svdvals", lambda A: jnp.linalg.svd(A, compute_uv=False),
+                     A=_svdvals_backward)
+
+
+def svdvals(A, *, driver=None, out=None):
+    """Singular values, descending.
+
+    Examples
+    --------
+    >>> wgrad.linalg.svdvals(wgrad.tensor([[3., 0.], [0., -2.]]))
+    tensor([3., 2.])
+    """
+    if A.ndim < 2:
+        raise RuntimeError("linalg.svdvals: The input tensor A must have at least 2 "
+                           "dimensions.")
+    return _svdvals(A)
+
+
+_QR_R_ERR = ("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+             "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+             "through linalg.qr.")
+_QR_COMPLETE_ERR = ("The QR decomposition is not differentiable when mode='complete' and "
+                    "nrows > ncols.")
+
+
+def _qr_backward(grads, results, mode):
+    """linalg_qr_backward of FunctionsManual.cpp."""
+    gQ, gR = grads
+    Q, R = results
+    if mode == "r":
+        raise RuntimeError(_QR_R_ERR)
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError(_QR_COMPLETE_ERR)
+    gA = gR @ R.mH - Q.mH @ gQ
+    if m >= n:
+        X = _triu(gA)
+        X = X + X.mH
+        X = X - 0.5 * _diag_embed(_diagonal(X).real)
+        gA = Q @ X + gQ
+        return _solve(R.conj(), gA.mT).mT  # gA R^{-H}
+    X = -gA
+    X = _tril(X - X.mH)
+    if X.is_complex():
+        X = X - 0.5j * _diag_embed(_diagonal(X).imag)
+    gA = Q @ X
+    R1 = R.narrow(-1, 0, m)
+    gA = _solve(R1.conj(), gA.mT).mT
+    from .shape import cat
+    gA = cat([gA, _make(jnp.zeros(tuple(gA.shape[:-1]) + (n - m,), _np(gA)))], -1)
+    return gA + Q @ gR
+
+
+def _qr_fwd(A, *, mode):
+    if mode == "r":
+        r = jnp.linalg.qr(A, mode="r")
+        return jnp.zeros((0,), A.dtype), r
+    return jnp.linalg.qr(A, mode=mode)
+
+
+_qr = Primitive("linalg_qr", _qr_fwd, nout=2, A=_qr_backward)
+
+QRResult = collections.namedtuple("qr", ["Q", "R"])
+
+
+def qr(A, mode="reduced", *, out=None):
+    """QR decomposition, ``mode`` one of 'reduced', 'complete', 'r'.
+
+    Examples
+    --------
+    >>> wgrad.linalg.qr(wgrad.eye(2)).R
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           f"'reduced' (default), 'r', or 'complete'")
+    if A.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    return QRResult(*_qr(A, mode=mode))
+
+
+def _cholesky_backward(grad, result):
+    L, gL = result, grad
+    gA = _tril(L.mH @ gL)
+    gA = 0.5 * (gA + _tril(gA, -1).mH)
+    gA = _solve(L.mH, gA)           # L^{-H} gA
+    return _solve(L.mH, gA.mH).mH   # ... L^{-1}
+
+
+_cholesky = Primitive("linalg_cholesky", lambda A: jnp.linalg.cholesky(A),
+                      node_name="LinalgCholeskyExBackward0", A=_cholesky_backward)
+
+
+def cholesky(A, *, upper=False, out=None):
+    """Cholesky factor of a Hermitian positive-definite matrix (lower by default).
+
+    Examples
+    --------
+    >>> wgrad.linalg.cholesky(wgrad.tensor([[4., 0.], [0., 9.]]))
+    tensor([[2., 0.],
+            [0., 3.]])
+    """
+    _check_square("linalg.cholesky", A)
+    _check_float("linalg.cholesky", A)
+    L = _cholesky(A)
+    if _concrete(L._data) and bool(jnp.any(jnp.isnan(L._data))):
+        a = np.asarray(A._data).reshape((-1,) + tuple(A.shape[-2:]))
+        order = 1
+        for m in a:
+            for k in range(1, m.shape[-1] + 1):
+                try:
+                    np.linalg.cholesky(m[:k, :k])
+                except np.linalg.LinAlgError:
+                    order = k
+                    break
+            else:
+                continue
+            break
+        raise LinAlgError(f"linalg.cholesky: The factorization could not be completed because "
+                          f"the input is not positive-definite (the leading minor of order "
+                          f"{order} is not positive-definite).")
+    return L.mH if upper else L
+
+
+# ======================================================================================
+# Norms and cross
+# ======================================================================================
+
+def _vector_norm_fallback(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        x = x.to(dtype)
+    a = x.abs()
+    if ord == 2:
+        return ((a * a).sum(dim, keepdim)).sqrt()
+    if ord == 1:
+        return a.sum(dim, keepdim)
+    if ord == float("inf"):
+        return a.amax(dim, keepdim)
+    if ord == -float("inf"):
+        return a.amin(dim, keepdim)
+    if ord == 0:
+        return (a != 0).to(a.dtype).sum(dim, keepdim)
+    return (a ** ord).sum(dim, keepdim) ** (1.0 / ord)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The reduction family's vector_norm when present (it owns the subgradient rules)."""
+    from . import reduction
+    f = getattr(reduction, "vector_norm", None) or _vector_norm_fallback
+    return f(x, ord, dim, keepdim, dtype=dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """Frobenius, nuclear, 1, -1, 2, -2, inf, -inf matrix norms.
+
+    Examples
+    --------
+    >>> wgrad.linalg.matrix_norm(wgrad.tensor([[3., 0.], [0., 4.]]))
+    tensor(5.)
+    """
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
+                           f"dimensions.")
+    if dtype is not None:
+        A = A.to(dtype)
+    d0, d1 = (_wrap_dim(d, A.ndim) for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    inf = float("inf")
+    if ord in ("nuc", 2, -2):
+        B = A.movedim((d0, d1), (-2, -1))
+        s = svdvals(B)
+        out = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
+    elif ord in (1, -1, inf, -inf):
+        sum_dim, red_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
+        s = A.abs().sum(sum_dim, keepdim=True)
+        out = s.amax(red_dim, keepdim=True) if ord > 0 else s.amin(red_dim, keepdim=True)
+        out = out.squeeze((d0, d1)) if not keepdim else out
+        return out
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if keepdim:
+        out = out.unsqueeze(builtins.min(d0, d1)).unsqueeze(builtins.max(d0, d1))
+    return out
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """``vector_norm`` or ``matrix_norm`` depending on ``ord``/``dim``, as torch.linalg.norm."""
+    if dim is not None:
+        dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    if ord is None:
+        if dim is None:
+            return vector_norm(A, 2, None, keepdim, dtype=dtype)
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype) if len(dim) == 1 else \
+            matrix_norm(A, "fro", dim, keepdim, dtype=dtype)
+    if isinstance(ord, str) or (dim is not None and len(dim) == 2) or \
+            (dim is None and A.ndim == 2):
+        if dim is None:
+            if A.ndim != 2:
+                raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the "
+                                   f"input must be 1D or 2D. Got {A.ndim}D.")
+            dim = (-2, -1)
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    if dim is None and A.ndim != 1:
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
+                           f"be 1D or 2D. Got {A.ndim}D.")
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """Cross product of 3-vectors along ``dim`` (broadcasting).
+
+    Examples
+    --------
+    >>> wgrad.linalg.cross(wgrad.tensor([1., 0., 0.]), wgrad.tensor([0., 1., 0.]))
+    tensor([0., 0., 1.])
+    """
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    nd = input.ndim
+    d = _wrap_dim(dim, nd)
+    sa, sb = input.shape[d - nd], other.shape[d - nd]
+    if sa != 3 or sb != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{sa} and {sb}")
+    from .shape import broadcast_tensors
+    input, other = broadcast_tensors(input, other)
+    # (a x b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}
+    return input.roll(-1, d) * other.roll(-2, d) - input.roll(-2, d) * other.roll(-1, d)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """``sum(conj(x) * y, dim)`` with broadcasting.
+
+    Examples
+    --------
+    >>> wgrad.linalg.vecdot(wgrad.tensor([1j, 1.]), wgrad.tensor([1j, 2.]))
+    tensor(3.+0.j)
+    """
+    return (x.conj() * y).sum(dim)
