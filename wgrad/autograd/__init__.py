@@ -7,7 +7,10 @@ from .engine import get_default_engine
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "graph", "Node",
-           "GradientEdge", "gradcheck", "gradgradcheck", "GradcheckError"]
+           "GradientEdge", "gradcheck", "gradgradcheck", "GradcheckError", "Function",
+           "once_differentiable", "functional", "detect_anomaly", "set_detect_anomaly",
+           "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_gradient_edge",
+           "register_multi_grad_hook", "increment_version"]
 
 
 def _tensor_cls():
@@ -176,3 +179,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled,  # noqa: E402
+                           is_anomaly_enabled, set_detect_anomaly)
+from .function import Function, once_differentiable  # noqa: E402
+from .graph import get_gradient_edge, increment_version, register_multi_grad_hook  # noqa
+from . import function, functional  # noqa: E402

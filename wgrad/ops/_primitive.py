@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 
 from .._tensor import Tensor, _make
+from ..autograd import anomaly_mode as _anomaly
 from ..autograd.grad_mode import _state
 from ..autograd.graph import Node
 from ..autograd.saved import SavedTensor
@@ -118,6 +119,8 @@ class Primitive:
             return _make(out) if self.nout == 1 else tuple(_make(o) for o in outs)
         node = OpNode(tuple(a._gradient_edge() if n else (None, 0)
                             for a, n in zip(args, needs)))
+        if _anomaly._state.enabled:  # NOTE [Anomaly mode]
+            _anomaly._record_forward(node)
         node.prim = self
         node.attrs = attrs
         node.akey = akey

@@ -1,0 +1,358 @@
+"""Custom differentiable functions: ``Function`` with a user-written ``backward``.
+
+Torch's API: ``forward(ctx, *args)`` (or ``forward(*args)`` plus ``setup_context(ctx,
+inputs, output)``) and ``backward(ctx, *grad_outputs)``, both static; ``Function.apply``
+runs forward with grad mode off and, when some input requires grad, links the outputs to
+a ``<ClassName>Backward`` node. The node *is* the ``ctx`` object, as in torch.
+
+# NOTE [Custom Function gradients]
+# ``backward`` receives one gradient per forward output (dL/ds* for output s, see
+# NOTE [Conjugate Wirtinger convention]) and returns one per forward input, ``None`` for
+# non-tensor inputs. It runs with grad mode equal to ``create_graph``, so a backward
+# written with wgrad ops is itself recorded and can be differentiated again. Saved
+# tensors go through SavedTensor (version checks, pack/unpack hooks).
+"""
+import functools
+import inspect
+
+import jax.numpy as jnp
+
+from .grad_mode import _state as _grad_state
+from .graph import Node
+from .saved import ERR_BACKWARD_TWICE, SavedTensor
+from . import anomaly_mode as _anomaly
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+_ERR_LEGACY = ("Legacy autograd function with non-static forward method is deprecated. Please "
+               "use new-style autograd function with static forward method. (Example: "
+               "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+_ERR_DIRTY = ("Some elements marked as dirty during the forward method were not returned as "
+              "output. The inputs that are modified inplace must all be outputs of the Function.")
+_ERR_LEAF_INPLACE = "a leaf Variable that requires grad has been used in an in-place operation."
+_ERR_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+def _tensor_cls():
+    from .._tensor import Tensor
+    return Tensor
+
+
+class FunctionCtx:
+    """The ``ctx`` methods available in ``forward`` / ``setup_context``."""
+
+    def save_for_backward(self, *tensors):
+        """Save tensors (or None) for ``backward``; read them back as ``ctx.saved_tensors``.
+
+        Saving goes through SavedTensor, so modifying a saved tensor in place before
+        backward raises, and saved-tensor hooks apply.
+        """
+        Tensor = _tensor_cls()
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} "
+                                f"is of type {type(t).__name__}")
+        self.to_save = tensors
+
+    def mark_dirty(self, *args):
+        """Mark input tensors that ``forward`` modified in place; they must be returned."""
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args):
+        """Mark outputs that do not require grad; backward still gets a (zero) gradient."""
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        """With False, undefined output gradients reach ``backward`` as None, not zeros."""
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node of one ``Function.apply`` call, and its ``ctx``."""
+
+    _forward_cls = None
+
+    def __init__(self, next_functions):
+        super().__init__(next_functions)
+        self.to_save = None
+        self.dirty_tensors = None
+        self.non_differentiable = None
+        self.materialize_grads = True
+        self.needs_input_grad = ()
+        self._saved = None
+        self._is_tensor_input = ()
+        self._out_meta = ()
+        self.num_outputs = 1
+
+    @property
+    def saved_tensors(self):
+        saved = self._saved
+        if saved is None:
+            if self.to_save is not None:  # read inside forward, before packing
+                return tuple(self.to_save)
+            return ()
+        return tuple(None if s is None else s.unpack(self) for s in saved)
+
+    saved_variables = saved_tensors
+
+    @property
+    def _raw_saved_tensors(self):
+        return tuple(self._saved or ())
+
+    def release_variables(self):
+        if self._saved is not None:
+            for s in self._saved:
+                if s is not None:
+                    s.release()
+
+    def apply(self, grads):
+        cls = self._forward_cls
+        if self.materialize_grads:
+            grads = [_zeros(m) if g is None and m is not None else g
+                     for g, m in zip(grads, self._out_meta)]
+        result = cls.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n = len(self._is_tensor_input)
+        if len(result) != n:
+            if len(result) > n and all(r is None for r in result[n:]):
+                result = result[:n]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                                   f"gradients (expected {n}, got {len(result)})")
+        Tensor = _tensor_cls()
+        out = []
+        for i, (r, is_t) in enumerate(zip(result, self._is_tensor_input)):
+            if not is_t:
+                if r is not None:
+                    raise RuntimeError(f"function {self.name()} returned a gradient different "
+                                       f"than None at position {i + 1}, but the corresponding "
+                                       f"forward input was not a Variable")
+                continue
+            if r is not None and not isinstance(r, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
+            out.append(r)
+        return out
+
+
+def _zeros(meta):
+    from .._tensor import Tensor
+    return Tensor._make(jnp.zeros(meta[0], meta[1]))
+
+
+def _setup_context_defined(cls):
+    for c in cls.__mro__:
+        if c is Function:
+            return False
+        if "setup_context" in c.__dict__:
+            return True
+    return False
+
+
+class Function:
+    """Base class for custom differentiable operations (torch.autograd.Function).
+
+    Example
+    -------
+    A holomorphic function returns ``grad * f'(z).conj()`` (NOTE [Conjugate Wirtinger
+    convention]):
+
+    >>> import wgrad
+    >>> class Square(wgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, z):
+    ...         ctx.save_for_backward(z)
+    ...         return z * z
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         z, = ctx.saved_tensors
+    ...         return grad * (2 * z).conj()
+    >>> z = wgrad.tensor(1 + 2j, requires_grad=True)
+    >>> Square.apply(z).grad_fn.name()
+    'SquareBackward'
+    >>> wgrad.autograd.grad(Square.apply(z), z, wgrad.tensor(1 + 0j))
+    (tensor(2.-4.j),)
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._backward_cls = type(cls.__name__ + "Backward", (BackwardCFunction,),
+                                 {"_forward_cls": cls, "__module__": cls.__module__})
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(_ERR_LEGACY)
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward "
+                                  "mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run ``forward`` on ``args`` and record the ``<ClassName>Backward`` node."""
+        Tensor = _tensor_cls()
+        setup = _setup_context_defined(cls)
+        if setup:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        elif kwargs:
+            bound = inspect.signature(cls.forward).bind(None, *args, **kwargs)
+            args, kwargs = bound.args[1:], bound.kwargs
+        is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        needs = tuple(t and a.requires_grad for a, t in zip(args, is_tensor))
+        executable = _grad_state.grad and any(needs)
+        edges = tuple(a._gradient_edge() if n else (None, 0)
+                      for a, t, n in zip(args, is_tensor, needs) if t)
+        ctx = cls._backward_cls(edges if executable else ())
+        ctx.needs_input_grad = needs
+        ctx._is_tensor_input = is_tensor
+
+        prev = _grad_state.grad
+        _grad_state.grad = False
+        try:
+            if setup:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _grad_state.grad = prev
+        return _wrap_outputs(ctx, args, output, executable)
+
+
+def _wrap_outputs(ctx, args, output, executable):
+    """Link tensor outputs to ``ctx`` (torch's _wrap_outputs), then pack saved tensors."""
+    Tensor = _tensor_cls()
+    is_tuple = isinstance(output, tuple)
+    outs = list(output) if is_tuple else [output]
+    inputs = {id(a): a for a in args if isinstance(a, Tensor)}
+    dirty = {id(t) for t in (ctx.dirty_tensors or ()) if isinstance(t, Tensor)}
+    nondiff = {id(t) for t in (ctx.non_differentiable or ()) if isinstance(t, Tensor)}
+    if dirty and not dirty <= {id(o) for o in outs}:
+        raise RuntimeError(_ERR_DIRTY)
+    if executable and _anomaly._state.enabled:
+        _anomaly._record_forward(ctx)
+    meta = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            meta.append(None)
+            continue
+        meta.append((o._data.shape, o._data.dtype))
+        if not executable:
+            continue
+        is_input = id(o) in inputs
+        if id(o) in dirty:
+            if o._grad_fn is None and o._requires_grad:
+                raise RuntimeError(_ERR_LEAF_INPLACE)
+        elif is_input:
+            o = outs[i] = _alias(o)
+        differentiable = id(o) not in nondiff and o._data.dtype.kind in "fc"
+        if differentiable:
+            o._grad_fn = ctx
+            o._output_nr = i
+        elif id(o) in dirty or is_input:
+            o._grad_fn = None
+            o._requires_grad = False
+    ctx._out_meta = tuple(meta)
+    ctx.num_outputs = len(outs)
+    if executable:
+        ctx._input_meta = tuple((a.shape, a.dtype) for a in args if isinstance(a, Tensor))
+        if ctx.to_save is not None:
+            out_ids = {id(o) for o in outs if isinstance(o, Tensor) and o._grad_fn is ctx}
+            ctx._saved = tuple(None if t is None else SavedTensor(t, is_output=id(t) in out_ids)
+                               for t in ctx.to_save)
+            ctx.to_save = None
+    return tuple(outs) if is_tuple else outs[0]
+
+
+def _alias(t):
+    """A new tensor object over the same data and version counter (torch's view_as)."""
+    from .._tensor import Tensor
+    a = Tensor._make(t._data)
+    a._vc = t._vc
+    a._base = t if t._base is None else t._base
+    return a
+
+
+# -- once_differentiable --------------------------------------------------------------
+
+class _DelayedError(Node):
+    """Raises when a gradient that was computed without a graph is differentiated."""
+
+    __slots__ = ("msg", "num_outputs")
+
+    def __init__(self, msg, edges, n):
+        super().__init__(edges)
+        self.msg = msg
+        self.num_outputs = n
+
+    def name(self):
+        return "Error"
+
+    def apply(self, grads):
+        raise RuntimeError(self.msg)
+
+
+def once_differentiable(fn):
+    """Decorate ``backward`` to run it without recording: its result cannot be
+    differentiated again (doing so raises, as in torch).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> from wgrad.autograd.function import once_differentiable
+    >>> class Exp(wgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         y = x.exp()
+    ...         ctx.save_for_backward(y)
+    ...         return y
+    ...     @staticmethod
+    ...     @once_differentiable
+    ...     def backward(ctx, grad):
+    ...         y, = ctx.saved_tensors
+    ...         return grad * y.conj()
+    """
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        prev = _grad_state.grad
+        _grad_state.grad = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            _grad_state.grad = prev
+        if not prev:
+            return outputs
+        Tensor = _tensor_cls()
+        edges = tuple(a._gradient_edge() for a in args
+                      if isinstance(a, Tensor) and a.requires_grad)
+        if not edges:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        err = _DelayedError(_ERR_TWICE, edges, len(outs))
+        wrapped = tuple(Tensor._make(o._data, err, i) if isinstance(o, Tensor) else o
+                        for i, o in enumerate(outs))
+        return wrapped[0] if single else wrapped
+    return wrapper
