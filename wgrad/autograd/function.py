@@ -19,7 +19,7 @@ import jax.numpy as jnp
 
 from .grad_mode import _state as _grad_state
 from .graph import Node
-from .saved import ERR_BACKWARD_TWICE, SavedTensor
+from .saved import SavedTensor
 from . import anomaly_mode as _anomaly
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
@@ -91,7 +91,7 @@ class BackwardCFunction(Node, FunctionCtx):
             if self.to_save is not None:  # read inside forward, before packing
                 return tuple(self.to_save)
             return ()
-        return tuple(None if s is None else s.unpack(self) for s in saved)
+        return tuple(s.unpack(self) for s in saved)
 
     saved_variables = saved_tensors
 
@@ -102,8 +102,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def release_variables(self):
         if self._saved is not None:
             for s in self._saved:
-                if s is not None:
-                    s.release()
+                s.release()
 
     def apply(self, grads):
         cls = self._forward_cls
@@ -280,7 +279,7 @@ def _wrap_outputs(ctx, args, output, executable):
         ctx._input_meta = tuple((a.shape, a.dtype) for a in args if isinstance(a, Tensor))
         if ctx.to_save is not None:
             out_ids = {id(o) for o in outs if isinstance(o, Tensor) and o._grad_fn is ctx}
-            ctx._saved = tuple(None if t is None else SavedTensor(t, is_output=id(t) in out_ids)
+            ctx._saved = tuple(SavedTensor(t, is_output=t is not None and id(t) in out_ids)
                                for t in ctx.to_save)
             ctx.to_save = None
     return tuple(outs) if is_tuple else outs[0]
