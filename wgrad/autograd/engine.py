@@ -1,14 +1,52 @@
-"""The backward engine: GraphTask, InputBuffer, ReadyQueue, Engine.
+"""The backward engine: GraphTask, NodeTask, InputBuffer, ReadyQueue, Engine.
 
-Modelled on torch/csrc/autograd/engine.cpp. The engine sees Nodes and gradient values
-only; it never imports ops or looks inside tensors beyond ``shape``/``dtype``.
+Modelled on torch/csrc/autograd/engine.cpp (see docs/engine.md for the picture and the
+thread-safety contract). The engine sees Nodes and gradient values only; of a gradient
+it reads ``device`` (to pick a ready queue) and, through ``_is_tracer``, whether its
+array is a JAX tracer. It never imports ops or Tensor internals.
+
+# NOTE [Ready queues and threads]
+# Every GraphTask has a CPU ready queue, driven by the thread that called backward (for
+# a reentrant call: the queue of the thread it was called on). Every accelerator device
+# has one ready queue, driven by one long-lived worker thread. A node whose InputBuffer
+# holds a gradient on an accelerator runs on that device's worker, every other node on
+# the CPU queue. A task counts its queued-or-running NodeTasks (``outstanding``); it is
+# complete at zero, and whoever completes it wakes the thread that waits for it.
 """
 import heapq
 import itertools
+import os
+import threading
 
+import jax
+
+from .grad_mode import _DecoratorContextManager
 from .grad_mode import _state as _grad_state
+from . import anomaly_mode as _anomaly
+from .graph import GraphRoot, _set_current_graph_task
+from .saved import ERR_BACKWARD_TWICE
 
-__all__ = ["Engine", "GraphTask", "InputBuffer", "ReadyQueue", "get_default_engine"]
+__all__ = ["Engine", "GraphTask", "NodeTask", "InputBuffer", "ReadyQueue",
+           "get_default_engine", "set_multithreading_enabled", "is_multithreading_enabled",
+           "set_device_workers_for_host_devices", "MAX_DEPTH"]
+
+# Reentrant backward calls nest on one thread up to this depth, then continue on a pool
+# thread (torch's MAX_DEPTH). Each level costs ~12 Python frames, so 60 stays well inside
+# the default recursion limit.
+MAX_DEPTH = 60
+_CPU = "cpu"  # worker key of a thread that drives a CPU ready queue
+
+
+class _Local(threading.local):
+    def __init__(self):
+        self.worker = None         # None outside the engine; _CPU or a device otherwise
+        self.queue = None          # the ReadyQueue this thread drives
+        self.depth = 0             # reentrant calls nested on this thread
+        self.total_depth = 0       # reentrant depth of the innermost task on this thread
+        self.multithreading = True
+
+
+_tls = _Local()
 
 
 class InputBuffer:
@@ -26,9 +64,14 @@ class InputBuffer:
         self.buffer[pos] = grad if old is None else _accumulate(old, grad)
 
     def device(self):
+        """The device whose ready queue runs this node: the first gradient's device that
+        counts as an accelerator (see ``set_device_workers_for_host_devices``), else None
+        for the CPU queue."""
         for g in self.buffer:
             if g is not None:
-                return g.device
+                d = g.device
+                if _is_accelerator(d):
+                    return d
         return None
 
 
@@ -40,21 +83,61 @@ def _accumulate(a, b):
     return a._new_like_data(a._data + b._data)
 
 
+class NodeTask:
+    """One ready node of a GraphTask with its summed input gradients. ``node`` None is a
+    wake-up for the thread waiting on ``graph_task``; ``graph_task`` None shuts a worker
+    down."""
+
+    __slots__ = ("graph_task", "node", "inputs")
+
+    def __init__(self, graph_task, node, inputs):
+        self.graph_task = graph_task
+        self.node = node
+        self.inputs = inputs
+
+
 class ReadyQueue:
-    """Heap of ready NodeTasks: deeper reentrant depth first, then newer sequence_nr."""
+    """Heap of NodeTasks: wake-ups first, then deeper reentrant depth, then newer
+    sequence_nr (AccumulateGrad has the largest, so a leaf's gradient lands as soon as
+    it is complete). A ``threaded`` queue takes pushes from any thread and ``pop``
+    blocks until a task is there; an unthreaded one is only ever touched by the one
+    thread driving it (no device workers in play), so it skips the lock."""
 
-    __slots__ = ("heap", "_tick")
+    __slots__ = ("heap", "threaded", "_lock", "_not_empty", "_waiting", "_tick")
 
-    def __init__(self):
+    def __init__(self, threaded=True):
         self.heap = []
-        self._tick = itertools.count()
+        self.threaded = threaded
+        self._lock = threading.Lock()
+        self._not_empty = threading.Condition(self._lock)
+        self._waiting = 0
+        self._tick = itertools.count()  # FIFO among equal keys; NodeTasks never compare
 
-    def push(self, node, inputs, depth=0):
-        heapq.heappush(self.heap, (-depth, -node._seq_nr, next(self._tick), node, inputs))
+    def push(self, task, wakeup=False):
+        if wakeup:  # a wake-up or shutdown NodeTask (node None) goes before all others
+            item = (-(1 << 62), 0, next(self._tick), task)
+        else:
+            item = (-task.graph_task.depth, -task.node._seq_nr, next(self._tick), task)
+        if not self.threaded:
+            heapq.heappush(self.heap, item)
+            return
+        with self._lock:
+            heapq.heappush(self.heap, item)
+            if self._waiting:
+                self._not_empty.notify()
 
     def pop(self):
-        _, _, _, node, inputs = heapq.heappop(self.heap)
-        return node, inputs
+        if not self.threaded:
+            # nothing else can push here, so an empty heap means no task is pending
+            return heapq.heappop(self.heap)[3]
+        with self._lock:
+            while not self.heap:
+                self._waiting += 1
+                try:
+                    self._not_empty.wait()
+                finally:
+                    self._waiting -= 1
+            return heapq.heappop(self.heap)[3]
 
     def __len__(self):
         return len(self.heap)
@@ -71,17 +154,23 @@ class _ExecInfo:
 class GraphTask:
     """State of one backward() / grad() call."""
 
-    __slots__ = ("keep_graph", "create_graph", "dependencies", "not_ready", "exec_info",
-                 "captured", "outstanding")
+    __slots__ = ("keep_graph", "create_graph", "depth", "cpu_queue", "use_devices",
+                 "dependencies", "not_ready", "exec_info", "captured", "outstanding", "lock",
+                 "error")
 
-    def __init__(self, keep_graph, create_graph):
+    def __init__(self, keep_graph, create_graph, depth=0, cpu_queue=None, use_devices=False):
         self.keep_graph = keep_graph
         self.create_graph = create_graph
+        self.depth = depth                  # reentrant depth: deeper tasks run first
+        self.cpu_queue = cpu_queue if cpu_queue is not None else ReadyQueue()
+        self.use_devices = use_devices      # route nodes to device workers
         self.dependencies = {}
-        self.not_ready = {}
+        self.not_ready = {}                 # node -> InputBuffer still waiting for inputs
         self.exec_info = None
         self.captured = None
-        self.outstanding = 0
+        self.outstanding = 0                # NodeTasks queued or running
+        self.lock = threading.Lock()        # guards dependencies/not_ready/outstanding
+        self.error = None                   # first exception; stops all scheduling
 
     def compute_dependencies(self, root):
         deps = self.dependencies
@@ -139,9 +228,28 @@ class GraphTask:
         return self.exec_info is None or (node in self.exec_info and
                                           self.exec_info[node].needed)
 
+    def finish_one(self):
+        """One NodeTask is done; True when it was the last of this task."""
+        with self.lock:
+            self.outstanding -= 1
+            return self.outstanding == 0
+
+    def set_error(self, exc):
+        with self.lock:
+            if self.error is None:
+                self.error = exc
+
 
 class Engine:
-    """Runs GraphTasks. This version drives every task on the calling thread."""
+    """Runs GraphTasks on the calling thread, device workers and a reentrant pool."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._device_queues = {}            # device -> ReadyQueue (its worker is started)
+        self._pool_cv = threading.Condition()
+        self._pool_tasks = []               # (GraphTask, Event) waiting for a pool thread
+        self._pool_idle = 0
+        self._pool_size = 0
 
     def execute(self, roots, grads, keep_graph, create_graph, outputs=None,
                 accumulate_grad=True):
@@ -150,26 +258,80 @@ class Engine:
         ``outputs``: edges whose incoming gradient is captured and returned (grad());
         with ``accumulate_grad`` only those AccumulateGrad nodes run (backward(inputs=)).
         """
-        from .graph import GraphRoot
+        tls = _tls
         root = GraphRoot(roots, grads)
-        task = GraphTask(keep_graph, create_graph)
+        reentrant = tls.worker is not None
+        sync = any(_is_tracer(g) for g in grads)
+        use_devices = tls.multithreading and not sync and _devices_in_use()
+        if reentrant:
+            queue = tls.queue
+            queue.threaded = queue.threaded or use_devices  # safe: only we touch it now
+        else:
+            queue = ReadyQueue(threaded=use_devices)
+        task = GraphTask(keep_graph, create_graph, tls.total_depth + 1 if reentrant else 0,
+                         queue, use_devices)
         task.compute_dependencies(root)
         if outputs:
             task.init_to_execute(root, outputs, accumulate_grad)
-        queue = ReadyQueue()
-        queue.push(root, InputBuffer(0))
-        prev = _grad_state.grad
-        _grad_state.grad = create_graph
+        task.outstanding = 1
+        task.cpu_queue.push(NodeTask(task, root, InputBuffer(0)))
+        prev_grad = _grad_state.grad
         try:
-            while queue:
-                node, buf = queue.pop()
-                self._evaluate(task, node, buf, queue)
+            if not reentrant:
+                tls.worker, tls.queue = _CPU, task.cpu_queue
+                try:
+                    self._thread_main(task)
+                finally:
+                    tls.worker, tls.queue = None, None
+            elif tls.depth >= MAX_DEPTH and not sync:
+                self._run_on_pool(task)
+            else:
+                tls.depth += 1
+                tls.total_depth += 1
+                try:
+                    self._thread_main(task)
+                finally:
+                    tls.depth -= 1
+                    tls.total_depth -= 1
+        except BaseException as e:  # e.g. KeyboardInterrupt while waiting: stop the task
+            task.set_error(e)
+            raise
         finally:
-            _grad_state.grad = prev
+            _grad_state.grad = prev_grad
+        if task.error is not None:
+            # the original exception object: its traceback still shows where it was raised
+            raise task.error
         return task.captured
 
-    def _evaluate(self, task, node, buf, queue):
-        inputs = buf.buffer
+    # -- the loop every engine thread runs ----------------------------------------------
+    def _thread_main(self, task):
+        """Drive this thread's ready queue until ``task`` completes (a device worker
+        passes None and runs until shut down). NOTE [Ready queues and threads]."""
+        queue = _tls.queue
+        current = None  # the graph task whose grad mode is set on this thread
+        while task is None or task.outstanding > 0:
+            nt = queue.pop()
+            gt = nt.graph_task
+            if nt.node is None:
+                if gt is None:              # shutdown
+                    return
+                continue                    # wake-up: re-check our task
+            if gt.error is None:
+                if gt is not current:
+                    _grad_state.grad = gt.create_graph
+                    current = gt
+                try:
+                    done = self._evaluate(gt, nt.node, nt.inputs.buffer)
+                except BaseException as e:
+                    gt.set_error(e)
+                    done = gt.finish_one()
+            else:
+                done = gt.finish_one()
+            if done and gt.cpu_queue is not queue:
+                gt.cpu_queue.push(NodeTask(gt, None, None), wakeup=True)
+
+    def _evaluate(self, task, node, inputs):
+        """Run one node and hand its outputs to the nodes that consume them."""
         info = task.exec_info
         if info is not None:
             e = info.get(node)
@@ -184,32 +346,51 @@ class Engine:
                             g = r
                     task.captured[out_i] = g
             if e is None or not e.needed:
-                return
+                return task.finish_one()
         outputs = self._call_function(task, node, inputs)
-        if not task.keep_graph:
-            node.release_variables()
-        deps = task.dependencies
-        not_ready = task.not_ready
-        for i, (nxt, input_nr) in enumerate(node.next_functions):
-            if nxt is None:
-                continue
-            n = deps[nxt] - 1
-            deps[nxt] = n
-            b = not_ready.get(nxt)
-            if b is None:
-                b = InputBuffer(_num_inputs(nxt))
-            b.add(input_nr, outputs[i])
-            if n == 0:
+        # NOTE [Releasing saved values]: release reports whether the values were still
+        # there, atomically, so of several backward calls racing through a shared graph
+        # without retain_graph exactly one succeeds.
+        if not task.keep_graph and node.release_variables() is False:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        # NOTE [Single-threaded tasks]: a task that uses no device worker is only ever
+        # touched by the one thread driving its queue, so it skips the lock.
+        locked = task.use_devices
+        if locked:
+            task.lock.acquire()
+        try:
+            deps = task.dependencies
+            not_ready = task.not_ready
+            for i, (nxt, input_nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                n = deps[nxt] - 1
+                deps[nxt] = n
+                b = not_ready.get(nxt)
+                if b is None:
+                    b = InputBuffer(_num_inputs(nxt))
+                b.add(input_nr, outputs[i])
+                if n:
+                    not_ready[nxt] = b
+                    continue
                 not_ready.pop(nxt, None)
-                if task.should_execute(nxt) or (info is not None and nxt in info):
-                    queue.push(nxt, b)
-            else:
-                not_ready[nxt] = b
+                if info is None or nxt in info:  # needed, or only capturing a gradient
+                    # counted before it can run, so the count cannot touch zero early
+                    task.outstanding += 1
+                    nt = NodeTask(task, nxt, b)
+                    (self._ready_queue(nt) if task.use_devices else task.cpu_queue).push(nt)
+            task.outstanding -= 1
+            return task.outstanding == 0
+        finally:
+            if locked:
+                task.lock.release()
 
     @staticmethod
     def _call_function(task, node, inputs):
+        """The one place a node runs: pre-hooks, apply, output checks, post-hooks."""
         inputs = node._run_pre_hooks(inputs)
-        outputs = node.apply(inputs)
+        outputs = (node.apply(inputs) if not _anomaly._state.enabled  # NOTE [Anomaly mode]
+                   else _anomaly._checked_apply(node, inputs))
         n = len(node.next_functions)
         if len(outputs) != n:
             raise RuntimeError(f"Function {node.name()} returned an incorrect number of "
@@ -219,6 +400,63 @@ class Engine:
         if node._post_hooks:
             outputs = node._run_post_hooks(outputs, inputs)
         return outputs
+
+    # -- queues and threads -------------------------------------------------------------
+    def _ready_queue(self, nt):
+        dev = nt.inputs.device()
+        if dev is None:
+            return nt.graph_task.cpu_queue
+        q = self._device_queues.get(dev)
+        if q is None:
+            q = self._start_device_worker(dev)
+        return q
+
+    def _start_device_worker(self, dev):
+        with self._lock:
+            q = self._device_queues.get(dev)
+            if q is None:
+                q = ReadyQueue()
+                threading.Thread(target=self._device_main, args=(dev, q), daemon=True,
+                                 name=f"wgrad-autograd-{dev}").start()
+                self._device_queues[dev] = q
+        return q
+
+    def _device_main(self, dev, queue):
+        _tls.worker, _tls.queue = dev, queue
+        self._thread_main(None)
+
+    def _run_on_pool(self, task):
+        """Reentrant call past MAX_DEPTH: a pool thread drives ``task`` (on the caller's
+        queue) with a fresh stack while this thread waits."""
+        done = threading.Event()
+        with self._pool_cv:
+            self._pool_tasks.append((task, done))
+            if self._pool_idle == 0:
+                self._pool_size += 1
+                threading.Thread(target=self._pool_main, daemon=True,
+                                 name=f"wgrad-autograd-reentrant-{self._pool_size}").start()
+            else:
+                self._pool_cv.notify()
+        done.wait()
+
+    def _pool_main(self):
+        tls = _tls
+        tls.worker = _CPU
+        while True:
+            with self._pool_cv:
+                while not self._pool_tasks:
+                    self._pool_idle += 1
+                    self._pool_cv.wait()
+                    self._pool_idle -= 1
+                task, done = self._pool_tasks.pop(0)
+            tls.queue, tls.total_depth, tls.depth = task.cpu_queue, task.depth, 0
+            try:
+                self._thread_main(task)
+            except BaseException as e:  # pragma: no cover - _thread_main catches node errors
+                task.set_error(e)
+            finally:
+                tls.queue = None
+                done.set()
 
 
 def _num_inputs(node):
@@ -246,6 +484,90 @@ def _validate_outputs(node, outputs):
             g = g.to(dtype)
         outputs[i] = g
     return outputs
+
+
+# -- devices ------------------------------------------------------------------------------
+_host_devices_as_accelerators = os.environ.get("WGRAD_HOST_DEVICE_WORKERS", "") not in ("", "0")
+_devices_cache = {}
+
+
+def _is_accelerator(dev):
+    if dev.type != "cpu":
+        return True
+    return _host_devices_as_accelerators and bool(dev.index)
+
+
+def _devices_in_use():
+    """Whether any JAX device counts as an accelerator (cached per switch setting)."""
+    flag = _host_devices_as_accelerators
+    r = _devices_cache.get(flag)
+    if r is None:
+        devs = jax.devices()
+        r = any(d.platform != "cpu" for d in devs) or (flag and len(jax.devices("cpu")) > 1)
+        _devices_cache[flag] = r
+    return r
+
+
+def _is_tracer(t):
+    """Narrow helper: is this gradient's array a JAX tracer (we are inside jax.jit)?"""
+    return isinstance(getattr(t, "_data", None), jax.core.Tracer)
+
+
+def set_device_workers_for_host_devices(enabled):
+    """Treat every JAX CPU device but the first as an accelerator for queue purposes.
+
+    With ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` JAX shows N host
+    devices; when this is on (or the environment variable ``WGRAD_HOST_DEVICE_WORKERS=1``
+    was set at import), gradients on ``cpu:1`` .. ``cpu:N-1`` are processed by one
+    worker thread per device, exactly as a GPU's would be. Returns the previous setting.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> prev = wgrad.autograd.set_device_workers_for_host_devices(True)
+    >>> _ = wgrad.autograd.set_device_workers_for_host_devices(prev)
+    """
+    global _host_devices_as_accelerators
+    prev = _host_devices_as_accelerators
+    _host_devices_as_accelerators = bool(enabled)
+    return prev
+
+
+def is_multithreading_enabled():
+    """Whether backward calls made on this thread may use device worker threads."""
+    return _tls.multithreading
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Enable or disable multithreaded backward on this thread (torch's API).
+
+    With ``mode=False`` every node of a backward started on this thread runs on the
+    calling thread, whatever its device. Usable as a function or a context manager;
+    thread-local.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.ones(2, requires_grad=True)
+    >>> with wgrad.autograd.set_multithreading_enabled(False):
+    ...     (x * 2).sum().backward()
+    >>> x.grad
+    tensor([2., 2.])
+    """
+
+    def __init__(self, mode):
+        self.prev = _tls.multithreading
+        self.mode = bool(mode)
+        _tls.multithreading = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _tls.multithreading = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
 
 
 _engine = Engine()

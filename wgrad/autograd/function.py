@@ -100,9 +100,11 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(self._saved or ())
 
     def release_variables(self):
+        fresh = True  # NOTE [Releasing saved values] in engine.py
         if self._saved is not None:
             for s in self._saved:
-                s.release()
+                fresh = s.release() and fresh
+        return fresh
 
     def apply(self, grads):
         cls = self._forward_cls

@@ -189,6 +189,9 @@ class GraphRoot(Node):
         return list(self.grads)
 
 
+_ACC_LOCKS = tuple(threading.Lock() for _ in range(64))
+
+
 class AccumulateGrad(Node):
     """Accumulates the incoming gradient into a leaf tensor's ``.grad``."""
 
@@ -197,7 +200,8 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__((), sequence_nr=_SEQ_MAX)
         self.variable = variable
-        self._lock = threading.Lock()
+        # keyed by the leaf: two AccumulateGrad made for it concurrently share the lock
+        self._lock = _ACC_LOCKS[(id(variable) >> 4) % len(_ACC_LOCKS)]
 
     def _tensor_hooks_for(self, output_nr):
         hooks = self.variable._hooks

@@ -1,4 +1,6 @@
 """SavedTensor: a value a backward formula needs, with its version, hooks and release."""
+import threading
+
 from .graph import _hooks_tls
 
 __all__ = ["SavedTensor", "ERR_BACKWARD_TWICE"]
@@ -9,6 +11,7 @@ ERR_BACKWARD_TWICE = (
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
+_RELEASE_LOCK = threading.Lock()
 _ERR_HOOKS_FREED = (
     "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
     "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
@@ -144,13 +147,19 @@ class SavedTensor:
             f"gradient, with wgrad.autograd.set_detect_anomaly(True).")
 
     def release(self):
-        self._released = True
+        """Free the value. Returns False if it was already freed: of several backward
+        calls racing through a graph without retain_graph, exactly one gets True
+        (NOTE [Releasing saved values] in engine.py)."""
+        with _RELEASE_LOCK:
+            fresh = not self._released
+            self._released = True
         self._tensor = None
         self._data = None
         self._packed = None
         self._unpack_hook = None
         self._grad_fn = None
         self._grad_acc = None
+        return fresh
 
 
 def _torch_type_name(d):

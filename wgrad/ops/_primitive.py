@@ -60,9 +60,9 @@ class Primitive:
         prim.nout = nout
         prim.jit = jit
         prim.nondiff_outputs = frozenset(nondiff_outputs)
-        params = inspect.signature(fwd).parameters.values()
         # NOTE [Views] in ops/inplace.py: True, or a predicate over the attributes
         prim.view = view
+        params = inspect.signature(fwd).parameters.values()
         prim.inputs = [p.name for p in params
                        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
         prim.variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
@@ -228,15 +228,15 @@ class Primitive:
         return self._saves_cache.get(needs) or self._names_to_save(needs)
 
 
-def _save(t):
-    if t._is_inference and not _state.inference:
-        raise RuntimeError(_ERR_INFERENCE)
 _mark_view = None  # set by ops.inplace: links a view output to its base (NOTE [Views])
 
 
-    return SavedTensor(t)
+def _save(t):
     if t is None:
         return SavedTensor(None)
+    if t._is_inference and not _state.inference:
+        raise RuntimeError(_ERR_INFERENCE)
+    return SavedTensor(t)
 
 
 def _wrap(v):
@@ -295,13 +295,15 @@ class OpNode(Node):
         return res
 
     def release_variables(self):
+        fresh = True  # False: another backward freed them first (NOTE [Releasing saved values])
         for v in self.saved.values():
             if isinstance(v, SavedTensor):
-                v.release()
+                fresh = v.release() and fresh
             elif isinstance(v, tuple):
                 for s in v:
                     if isinstance(s, SavedTensor):
-                        s.release()
+                        fresh = s.release() and fresh
+        return fresh
 
     def __getattr__(self, name):
         if name.startswith("_raw_saved_"):
