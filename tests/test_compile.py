@@ -1,0 +1,192 @@
+"""wgrad.compile: a whole step (forward, backward, .grad accumulation, update, hooks) as
+one jitted computation, checked against the same step run eagerly."""
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import wgrad
+
+N = 8
+_rng = np.random.default_rng(0)
+X_TRUE = _rng.standard_normal((N, N)) + 1j * _rng.standard_normal((N, N))
+X0 = X_TRUE + 0.3 * (_rng.standard_normal((N, N)) + 1j * _rng.standard_normal((N, N)))
+fft2 = wgrad.jax_function(jnp.fft.fft2)
+
+
+def _phase_retrieval(lr=0.02):
+    """x minimising sum((|fft2 x|^2 - y)^2) / N^4 by gradient descent (a complex
+    parameter, a C->R loss)."""
+    x = wgrad.tensor(X0, dtype=wgrad.complex128, requires_grad=True)
+
+    def step(y):
+        loss = ((fft2(x).abs() ** 2 - y) ** 2).sum() / N ** 4
+        loss.backward()
+        with wgrad.no_grad():
+            x.data = x.data - lr * x.grad
+        x.grad = None
+        return loss
+    return x, step
+
+
+def test_phase_retrieval_compiled_equals_eager_after_10_steps():
+    y = wgrad.tensor(np.abs(np.fft.fft2(X_TRUE)) ** 2, dtype=wgrad.float64)
+    xe, eager = _phase_retrieval()
+    xc, step = _phase_retrieval()
+    compiled = wgrad.compile(step)
+    losses = []
+    for _ in range(10):
+        le = eager(y)
+        lc = compiled(y)
+        losses.append((le.item(), lc.item()))
+    np.testing.assert_allclose(xc.detach().numpy(), xe.detach().numpy(), rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(*zip(*losses), rtol=1e-10)
+    assert losses[-1][1] < losses[0][1]
+    assert xc.grad is None and xc.requires_grad and xc.is_leaf
+    assert isinstance(lc, wgrad.Tensor) and lc.grad_fn is None
+    assert len(compiled._cache) == 1
+
+
+def test_grad_accumulates_across_calls_and_hooks_run():
+    def make():
+        w = wgrad.tensor([1.0, -2.0], dtype=wgrad.float64, requires_grad=True)
+        w.register_hook(lambda g: g * 3)
+        seen = []
+        w.register_post_accumulate_grad_hook(lambda p: seen.append(1))
+
+        def step(x):
+            loss = (w * w * x).sum()
+            loss.backward()
+            return loss
+        return w, step, seen
+    we, eager, _ = make()
+    wc, step, seen = make()
+    compiled = wgrad.compile(step)
+    x = wgrad.tensor([0.5, 2.0], dtype=wgrad.float64)
+    for _ in range(3):
+        eager(x)
+        compiled(x)
+    expected = 3 * 3 * 2 * np.array([1.0, -2.0]) * np.array([0.5, 2.0])
+    np.testing.assert_allclose(we.grad.numpy(), expected)
+    np.testing.assert_allclose(wc.grad.numpy(), expected)
+    assert seen == [1, 1]  # Python side effects run only while tracing (two traces:
+    # the first call had no .grad yet, the next ones carry it as an input)
+
+
+class _Momentum:
+    """A tiny optimizer whose state is created lazily on its first step."""
+
+    def __init__(self, params, lr=0.1, beta=0.9):
+        self.params, self.lr, self.beta, self.state = list(params), lr, beta, {}
+
+    def step(self):
+        with wgrad.no_grad():
+            for p in self.params:
+                buf = self.state.get("buf" + str(id(p)))
+                if buf is None:
+                    buf = self.state["buf" + str(id(p))] = p.grad.clone()
+                else:
+                    buf.data = buf.data * self.beta + p.grad
+                p.data = p.data - self.lr * buf
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+
+
+def test_optimizer_state_created_while_tracing_is_written_back():
+    def make():
+        w = wgrad.tensor([[0.5, -1.0], [2.0, 0.1]], dtype=wgrad.float64, requires_grad=True)
+        opt = _Momentum([w])
+
+        def step(a, b):
+            opt.zero_grad()
+            loss = ((w @ a - b) ** 2).sum()
+            loss.backward()
+            opt.step()
+            return loss
+        return w, opt, step
+    a = wgrad.tensor([1.0, 2.0], dtype=wgrad.float64)
+    b = wgrad.tensor([0.0, 1.0], dtype=wgrad.float64)
+    we, opt_e, eager = make()
+    wc, opt_c, step = make()
+    compiled = wgrad.compile(step)
+    for _ in range(4):
+        eager(a, b)
+        compiled(a, b)
+    np.testing.assert_allclose(wc.detach().numpy(), we.detach().numpy(), rtol=1e-12)
+    (buf_c,), (buf_e,) = opt_c.state.values(), opt_e.state.values()
+    assert buf_c.grad_fn is None
+    np.testing.assert_allclose(buf_c.numpy(), buf_e.numpy(), rtol=1e-12)
+
+
+def test_retraces_on_shape_and_dtype_change_and_static_args():
+    traces = []
+    w = wgrad.tensor(2.0, dtype=wgrad.float64, requires_grad=True)
+
+    def step(x, power):
+        traces.append((tuple(x.shape), x.dtype, power))
+        loss = ((w * x) ** power).sum()
+        loss.backward()
+        with wgrad.no_grad():
+            w.data = w.data - 0.01 * w.grad
+        w.grad = None
+        return loss
+    compiled = wgrad.compile(step, static_argnums=1)
+    x3 = wgrad.tensor([1.0, 2.0, 3.0], dtype=wgrad.float64)
+    assert compiled(x3, 2).item() == pytest.approx(4 * 14)
+    compiled(wgrad.tensor([3.0, 2.0, 1.0], dtype=wgrad.float64), 2)
+    assert len(traces) == 1
+    out = compiled(wgrad.tensor([1.0, 1.0], dtype=wgrad.float64), 2)
+    assert len(traces) == 2 and out.shape == ()
+    compiled(wgrad.tensor([1.0, 1.0], dtype=wgrad.float32), 2)
+    assert len(traces) == 3 and traces[-1][1] is wgrad.float32
+    compiled(x3, 3)
+    assert len(traces) == 4 and traces[-1][2] == 3
+    # w took five gradient steps, each computed from its current value
+    expected = 2.0
+    for x, p in (([1, 2, 3], 2), ([3, 2, 1], 2), ([1, 1], 2), ([1, 1], 2), ([1, 2, 3], 3)):
+        expected -= 0.01 * sum(p * expected ** (p - 1) * xi ** p for xi in x)
+    assert w.item() == pytest.approx(expected, rel=1e-6)
+
+
+def test_capture_and_buffers_referenced_elsewhere_are_not_donated():
+    w = wgrad.tensor([1.0, 2.0], dtype=wgrad.float64, requires_grad=True)
+    params = {"w": w}
+
+    def loss_and_update(p):
+        loss = (p["w"] ** 2).sum()
+        loss.backward()
+        with wgrad.no_grad():
+            p["w"].data = p["w"].data * 0.5
+        p["w"].grad = None
+        return loss
+    step = wgrad.compile(lambda: loss_and_update(params), capture=params)
+    held = w.jax()  # a second reference: this buffer must survive the call
+    step()
+    np.testing.assert_array_equal(np.asarray(held), [1.0, 2.0])
+    np.testing.assert_array_equal(w.detach().numpy(), [0.5, 1.0])
+    del held
+    step()  # now w's buffer is donated; the result is still right
+    np.testing.assert_array_equal(w.detach().numpy(), [0.25, 0.5])
+
+
+def test_python_control_flow_on_traced_values_gets_a_clear_error():
+    w = wgrad.tensor([1.0, -1.0], dtype=wgrad.float64, requires_grad=True)
+
+    def step(x):
+        loss = (w * x).sum()
+        if loss > 0:
+            loss = loss * 2
+        return loss
+    compiled = wgrad.compile(step)
+    x = wgrad.tensor([3.0, 1.0], dtype=wgrad.float64)
+    with pytest.raises(RuntimeError, match=r"used the value of a traced tensor in Python "
+                                           r"\(TracerBoolConversionError\).*wgrad.where.*"
+                                           r"static_argnums"):
+        compiled(x)
+    with pytest.raises(RuntimeError, match="used the value of a traced tensor"):
+        wgrad.compile(lambda x: (w * x).sum().item())(x)
+    # the tensors were restored: no tracer leaked into w
+    np.testing.assert_array_equal(w.detach().numpy(), [1.0, -1.0])
+    assert step(x).item() == 4.0
