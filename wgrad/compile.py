@@ -46,8 +46,9 @@ _ERR_CONTROL_FLOW = (
 _LIBRARY_MODULES = ("jax", "jaxlib", "numpy", "wgrad", "builtins", "functools", "hypothesis",
                     "_pytest", "pytest", "typing", "collections", "threading")
 _MAX_DEPTH = 8
-# a Tensor's array is referenced by the Tensor, the call's list and getrefcount's argument
-_SOLE_OWNER_REFS = 3
+# an array no one else holds is referenced by its Tensor, the call's list, the loop
+# variable and getrefcount's argument
+_SOLE_OWNER_REFS = 4
 
 
 def compile(step=None, *, static_argnums=(), donate=True, capture=None):  # noqa: A001
