@@ -3,14 +3,16 @@ from . import graph
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .graph import GradientEdge, Node
-from .engine import get_default_engine
+from .engine import (get_default_engine, is_multithreading_enabled,
+                     set_device_workers_for_host_devices, set_multithreading_enabled)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "graph", "Node",
            "GradientEdge", "gradcheck", "gradgradcheck", "GradcheckError", "Function",
            "once_differentiable", "functional", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_gradient_edge",
-           "register_multi_grad_hook", "increment_version"]
+           "register_multi_grad_hook", "increment_version", "set_multithreading_enabled",
+           "is_multithreading_enabled", "set_device_workers_for_host_devices"]
 
 
 def _tensor_cls():
