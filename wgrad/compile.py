@@ -165,16 +165,21 @@ class CompiledStep:
             mask = (False,) * len(arrays)
         spec = _Spec(tree, pos, static, svals, has_grad, mask, len(tensors))
         fn = self._cache.get(spec)
-        if fn is None:
+        first = fn is None
+        if first:
             fn = self._cache[spec] = self._jit(spec)
         donated = [a for a, m in zip(arrays, mask) if m]
         kept = [a for a, m in zip(arrays, mask) if not m]
         del arrays
         self._tensors, self._index, self._traced = tensors, index, False
         try:
-            with warnings.catch_warnings():
-                # an unchanged tensor can't reuse a donated buffer of another shape
-                warnings.filterwarnings("ignore", "Some donated buffers were not usable")
+            if first:
+                with warnings.catch_warnings():
+                    # compiling: a donated buffer may have no output to alias (a .grad
+                    # set to None, a parameter given a new shape); donation is a hint
+                    warnings.filterwarnings("ignore", "Some donated buffers were not usable")
+                    out, datas, grads, new = fn(donated, kept, dyn_leaves)
+            else:
                 out, datas, grads, new = fn(donated, kept, dyn_leaves)
         finally:
             self._tensors = self._index = None

@@ -137,6 +137,8 @@ def _aval_key(a):
 
 
 def _split_static(args, static_argnums):
+    if not static_argnums:
+        return (), (), args
     n = len(args)
     static = tuple(sorted({i % n for i in static_argnums if -n <= i < n}))
     svals = tuple(args[i] for i in static)
