@@ -276,8 +276,9 @@ def _jacfwd(func, inputs, strict, vectorize):
         grad_outputs = tuple(zeros_like(out).requires_grad_(True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
     numels = tuple(x.numel() for x in inputs)
-    tangents = _basis(inputs, numels)
     n = sum(numels)
+    tangents = tuple(t.reshape((n,) + tuple(x.shape))
+                     for t, x in zip(_basis(inputs, numels), inputs))
     used = [(g, t) for g, t in zip(grad_inputs, tangents) if g is not None]
     jv = (_autograd_grad(tuple(g for g, _ in used), grad_outputs, tuple(t for _, t in used),
                          is_grads_batched=True) if used else (None,) * len(outputs))
