@@ -322,7 +322,7 @@ class OpNode(Node):
 def _unpack(v, node, graph):
     if isinstance(v, SavedTensor):
         t = v.unpack(node)
-        return t if graph else t._data
+        return t if graph or t is None else t._data
     if isinstance(v, tuple):
         return tuple(_unpack(s, node, graph) for s in v)
     if graph and isinstance(v, (int, float, complex)) and not isinstance(v, bool):

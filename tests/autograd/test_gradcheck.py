@@ -1,0 +1,86 @@
+"""gradcheck / gradgradcheck: they accept correct formulas and reject wrong ones, for
+real and complex inputs and outputs, in slow and fast mode."""
+import numpy as np
+import pytest
+
+import wgrad
+from wgrad.autograd import GradcheckError, gradcheck, gradgradcheck
+from wgrad.ops._primitive import Primitive
+import jax.numpy as jnp
+
+
+def c128(*shape):
+    return wgrad.randn(*shape, dtype=wgrad.complex128, requires_grad=True)
+
+
+def f64(*shape):
+    return wgrad.randn(*shape, dtype=wgrad.float64, requires_grad=True)
+
+
+# A holomorphic square with a correct formula and three wrong ones.
+_good = Primitive("sq_good", lambda self: self * self,
+                  self=lambda grad, self: grad * (2 * self).conj())
+_no_conj = Primitive("sq_no_conj", lambda self: self * self,
+                     self=lambda grad, self: grad * (2 * self))
+_factor = Primitive("sq_factor", lambda self: self * self,
+                    self=lambda grad, self: grad * self.conj())
+# correct first derivative, wrong second: d/dz of the formula is dropped in double backward
+_flat = Primitive("sq_flat", lambda self: self * self,
+                  self=lambda grad, self: grad * (2 * self.detach()).conj())
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["slow", "fast"])
+def test_accepts_correct_formulas(fast):
+    z, x = c128(3), f64(2, 2)
+    assert gradcheck(_good, (z,), fast_mode=fast)
+    assert gradcheck(_good, (x,), fast_mode=fast)
+    assert gradgradcheck(_good, (z,), fast_mode=fast)
+    assert gradcheck(lambda a, b: (a * b).exp(), (z, wgrad.randn(
+        3, dtype=wgrad.float64, requires_grad=True)), fast_mode=fast)  # R->C mixing
+    assert gradcheck(lambda a: a.abs(), (z,), fast_mode=fast)  # C->R
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["slow", "fast"])
+def test_rejects_a_dropped_conjugate(fast):
+    z = c128(3)
+    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to "
+                                             "input 0"):
+        gradcheck(_no_conj, (z,), fast_mode=fast)
+    assert gradcheck(_no_conj, (f64(3),), fast_mode=fast)  # invisible on real inputs
+    assert not gradcheck(_no_conj, (z,), fast_mode=fast, raise_exception=False)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=["slow", "fast"])
+def test_rejects_a_wrong_factor_on_real_inputs(fast):
+    with pytest.raises(GradcheckError):
+        gradcheck(_factor, (f64(3),), fast_mode=fast)
+
+
+def test_gradgradcheck_rejects_a_wrong_second_derivative():
+    z = c128(2)
+    assert gradcheck(_flat, (z,))
+    with pytest.raises(GradcheckError):
+        gradgradcheck(_flat, (z,))
+
+
+def test_complex_output_parts_are_named_in_the_message():
+    z = c128(2)
+    with pytest.raises(GradcheckError, match="complex"):
+        gradcheck(_no_conj, (z,))
+
+
+def test_needs_an_input_requiring_grad_and_warns_on_single_precision():
+    with pytest.raises(ValueError, match="at least one input tensor to require gradient"):
+        gradcheck(lambda x: x * 2, (wgrad.ones(2, dtype=wgrad.float64),))
+    x = wgrad.randn(2, requires_grad=True)
+    with pytest.warns(UserWarning, match="is not a double precision"):
+        gradcheck(lambda x: x * 2, (x,), atol=1e-2, rtol=1e-2, eps=1e-3)
+
+
+def test_identity_helper_catches_a_dropped_conjugate():
+    from wgrad.testing import assert_jax_identity
+    z = c128(3)
+    assert_jax_identity(_good, lambda a: a * a, (z,))
+    with pytest.raises(AssertionError, match="conj\\(jax.vjp"):
+        assert_jax_identity(_no_conj, lambda a: a * a, (z,))
+    np.testing.assert_allclose(_good(z).numpy(force=True), np.asarray(jnp.square(z._data)))
