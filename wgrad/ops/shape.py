@@ -376,8 +376,8 @@ def atleast_2d(x):
 
 
 _slice = Primitive("slice", lambda self, *, dim, start, length: lax.slice_in_dim(
-    self, start, start + length, axis=dim), view=True, self=lambda grad, self_shape, dim, start: _pad_dim(
-        grad, self_shape, dim, start))
+    self, start, start + length, axis=dim), view=True,
+    self=lambda grad, self_shape, dim, start: _pad_dim(grad, self_shape, dim, start))
 
 
 _pad = Primitive("slice_backward", lambda self, *, shape, dim, start: _pad_fwd(
