@@ -320,11 +320,13 @@ class Engine:
                 if gt is not current:
                     _grad_state.grad = gt.create_graph
                     current = gt
+                prev_task = _set_current_graph_task(gt)  # NOTE [Current graph task]
                 try:
                     done = self._evaluate(gt, nt.node, nt.inputs.buffer)
                 except BaseException as e:
                     gt.set_error(e)
                     done = gt.finish_one()
+                _set_current_graph_task(prev_task)
             else:
                 done = gt.finish_one()
             if done and gt.cpu_queue is not queue:
