@@ -23,7 +23,7 @@ def _tensor_cls():
 def _as_tuple(x):
     if x is None:
         return ()
-    if isinstance(x, (list, tuple)):
+    if isinstance(x, (list, tuple)) and not isinstance(x, GradientEdge):
         return tuple(x)
     return (x,)
 
