@@ -14,7 +14,7 @@ w_true = torch.randn(d, dtype=torch.complex128)
 y = X @ w_true + 0.01 * torch.randn(n, dtype=torch.complex128)
 
 w = torch.zeros(d, dtype=torch.complex128, requires_grad=True)
-lr = 0.02
+lr = 0.05
 for step in range(61):
     loss = ((X @ w - y).abs() ** 2).mean()
     w.grad = None
