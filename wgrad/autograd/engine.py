@@ -224,10 +224,6 @@ class GraphTask:
                 e.needed = True
         self.captured = [None] * len(outputs)
 
-    def should_execute(self, node):
-        return self.exec_info is None or (node in self.exec_info and
-                                          self.exec_info[node].needed)
-
     def finish_one(self):
         """One NodeTask is done; True when it was the last of this task."""
         with self.lock:
@@ -308,29 +304,34 @@ class Engine:
         """Drive this thread's ready queue until ``task`` completes (a device worker
         passes None and runs until shut down). NOTE [Ready queues and threads]."""
         queue = _tls.queue
-        current = None  # the graph task whose grad mode is set on this thread
-        while task is None or task.outstanding > 0:
-            nt = queue.pop()
-            gt = nt.graph_task
-            if nt.node is None:
-                if gt is None:              # shutdown
-                    return
-                continue                    # wake-up: re-check our task
-            if gt.error is None:
-                if gt is not current:
-                    _grad_state.grad = gt.create_graph
-                    current = gt
-                prev_task = _set_current_graph_task(gt)  # NOTE [Current graph task]
-                try:
-                    done = self._evaluate(gt, nt.node, nt.inputs.buffer)
-                except BaseException as e:
-                    gt.set_error(e)
+        # the task whose grad mode and NOTE [Current graph task] are set on this thread:
+        # set when the popped task changes, restored on the way out (reentrant nesting)
+        current = None
+        outer = _set_current_graph_task(None)
+        try:
+            while task is None or task.outstanding > 0:
+                nt = queue.pop()
+                gt = nt.graph_task
+                if nt.node is None:
+                    if gt is None:          # shutdown
+                        return
+                    continue                # wake-up: re-check our task
+                if gt.error is None:
+                    if gt is not current:
+                        _grad_state.grad = gt.create_graph
+                        _set_current_graph_task(gt)
+                        current = gt
+                    try:
+                        done = self._evaluate(gt, nt.node, nt.inputs.buffer)
+                    except BaseException as e:
+                        gt.set_error(e)
+                        done = gt.finish_one()
+                else:
                     done = gt.finish_one()
-                _set_current_graph_task(prev_task)
-            else:
-                done = gt.finish_one()
-            if done and gt.cpu_queue is not queue:
-                gt.cpu_queue.push(NodeTask(gt, None, None), wakeup=True)
+                if done and gt.cpu_queue is not queue:
+                    gt.cpu_queue.push(NodeTask(gt, None, None), wakeup=True)
+        finally:
+            _set_current_graph_task(outer)
 
     def _evaluate(self, task, node, inputs):
         """Run one node and hand its outputs to the nodes that consume them."""
