@@ -227,3 +227,26 @@ def test_device_queues_on_forced_host_devices():
     for marker in ["devices", "grad", "worker error", "multithreading off", "concurrent",
                    "tracer"]:
         assert "OK " + marker in p.stdout
+
+
+def test_deep_reentrant_backward_from_several_threads():
+    def nest(depth, leaves):
+        x = wgrad.ones(2, dtype=wgrad.float64, requires_grad=True)
+        leaves.append(x)
+        y = x * 2
+        if depth:
+            def hook(g):
+                with wgrad.enable_grad():
+                    nest(depth - 1, leaves)
+            y.grad_fn.register_prehook(hook)
+        y.sum().backward()
+
+    def work(i):
+        leaves = []
+        nest(150, leaves)
+        return leaves
+    results, errors = run_threads(work, 4)
+    assert errors == [None] * 4
+    for leaves in results:
+        assert len(leaves) == 151 and all(x.grad.tolist() == [2.0, 2.0] for x in leaves)
+    assert any(t.name.startswith("wgrad-autograd-reentrant") for t in threading.enumerate())

@@ -434,12 +434,13 @@ class Engine:
         done = threading.Event()
         with self._pool_cv:
             self._pool_tasks.append((task, done))
-            if self._pool_idle == 0:
+            if self._pool_idle:  # claim an idle thread, so every task has its own thread
+                self._pool_idle -= 1
+                self._pool_cv.notify()
+            else:
                 self._pool_size += 1
                 threading.Thread(target=self._pool_main, daemon=True,
                                  name=f"wgrad-autograd-reentrant-{self._pool_size}").start()
-            else:
-                self._pool_cv.notify()
         done.wait()
 
     def _pool_main(self):
@@ -448,9 +449,8 @@ class Engine:
         while True:
             with self._pool_cv:
                 while not self._pool_tasks:
-                    self._pool_idle += 1
+                    self._pool_idle += 1  # the thread that notifies us takes it back
                     self._pool_cv.wait()
-                    self._pool_idle -= 1
                 task, done = self._pool_tasks.pop(0)
             tls.queue, tls.total_depth, tls.depth = task.cpu_queue, task.depth, 0
             try:
