@@ -115,3 +115,15 @@ def test_x64_opt_out_raises_clearly():
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "wgrad.float64 is unavailable: WGRAD_DISABLE_X64 is set" in out.stdout
+
+
+def test_like_functions_keep_the_device():
+    code = ("import wgrad\n"
+            "x = wgrad.ones(2).to('cpu:1')\n"
+            "print(x.device, wgrad.ones_like(x).device, wgrad.zeros_like(wgrad.ones(2)).device,"
+            " wgrad.full_like(x, 2.0).device)\n")
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["cpu:1", "cpu:1", "cpu", "cpu:1"]

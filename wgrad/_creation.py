@@ -249,11 +249,26 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     return _finish(jnp.asarray(a, d.np), requires_grad, device)
 
 
+def _same_device(input, device):
+    """``device`` if given, else ``input``'s JAX device when it is not the default one."""
+    if device is not None:
+        return device
+    try:
+        devs = input._data.devices()
+    except Exception:  # a tracer
+        return None
+    d = next(iter(devs)) if len(devs) == 1 else None
+    if d is None or d == jax.devices()[0]:
+        return None
+    from ._device import device as _dev
+    return _dev.of_jax(d)
+
+
 def _like(fn):
     def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
              **kw):
-        return fn(tuple(input.shape), dtype=dtype or input.dtype, device=device,
-                  requires_grad=requires_grad, **kw)
+        return fn(tuple(input.shape), dtype=dtype or input.dtype,
+                  device=_same_device(input, device), requires_grad=requires_grad, **kw)
     like.__name__ = fn.__name__ + "_like"
     return like
 
@@ -267,8 +282,8 @@ randn_like = _like(randn)
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
-    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device,
-                requires_grad=requires_grad)
+    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
+                device=_same_device(input, device), requires_grad=requires_grad)
 
 
 def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False):
