@@ -30,7 +30,11 @@ def _axes(dim, ndim):
         return None
     if isinstance(dim, int):
         dim = (dim,)
-    axes = tuple(sorted({_wrap_dim(d, ndim) for d in dim}))
+    axes = [_wrap_dim(d, ndim) for d in dim]
+    for a in axes:
+        if axes.count(a) > 1:
+            raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+    axes = tuple(sorted(axes))
     # a 0-d tensor accepts dim 0 / -1 and reduces over "everything"
     return None if ndim == 0 else axes
 
@@ -123,7 +127,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     d = input.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
-                           f"a floating point or complex dtype. Got: {d.name.capitalize()}")
+                           f"a floating point or complex dtype. Got: {_torch_name(d)}")
     return _mean(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
 
 
@@ -542,9 +546,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     d = _wrap_dim(dim, input.ndim)
     parts = [p for p in (prepend, input, append) if p is not None]
     if len(parts) > 1:
-        one = tuple(input.shape[:d]) + (1,) + tuple(input.shape[d + 1:])
-        parts = [expand(reshape(p, (1,) * input.ndim), one) if p.ndim == 0 else p
-                 for p in parts]
+        if builtins.any(p.ndim != input.ndim for p in parts):
+            raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                               "input")
         input = cat(parts, d)
     for _ in range(n):
         size = input.shape[d]
@@ -580,7 +584,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         return (sum(y, d) - ends * 0.5) * spacing
     if x.ndim == 1:
         if x.shape[0] != size:
-            raise RuntimeError(f"trapezoid: There must be one `x` value for each sample point")
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
         shp = [1] * y.ndim
         shp[d] = size
         x = reshape(x, tuple(shp))
@@ -659,7 +663,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 def _ord_str(o):
-    return "inf" if o == math.inf else "-inf" if o == -math.inf else repr(o)
+    return f"{o:g}"
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -682,7 +686,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         return linalg.matrix_norm(input, "nuc", (0, 1) if dim is None else dim, keepdim,
                                   dtype=dtype)
     elif isinstance(p, str):
-        raise RuntimeError(f"norm(): unsupported norm type {p}")
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
