@@ -94,7 +94,7 @@ def test_hessian_real_vs_jax_and_finite_differences(data):
 @given(data=st.data())
 def test_complex_jacobian_hessian_conjugate_convention(data):
     shape = (3,)
-    z = data.draw(values(np.complex128, shape, -1, 1))
+    z = data.draw(values(np.complex128, shape, -1, 1, avoid=[0.0]))  # |z| kink at 0
     zj = jnp.asarray(z)
     # gradient of a real objective: the conjugate of jax.grad
     np.testing.assert_allclose(A(jacobian(wobj, T(z))), np.conj(jax.jit(jax.grad(jobj))(zj)),
