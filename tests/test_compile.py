@@ -5,15 +5,21 @@ import numpy as np
 import pytest
 
 import wgrad
+import wgrad.fft
+from wgrad.compile import _Spec
 
 N = 8
 _rng = np.random.default_rng(0)
 X_TRUE = _rng.standard_normal((N, N)) + 1j * _rng.standard_normal((N, N))
 X0 = X_TRUE + 0.3 * (_rng.standard_normal((N, N)) + 1j * _rng.standard_normal((N, N)))
-fft2 = wgrad.jax_function(jnp.fft.fft2)
+FFT2 = {"wgrad.fft": wgrad.fft.fft2, "jax_function": wgrad.jax_function(jnp.fft.fft2)}
 
 
-def _phase_retrieval(lr=0.02):
+def _masks(compiled):
+    return [_Spec._make(key).mask for key in compiled._cache]
+
+
+def _phase_retrieval(lr=0.02, fft2=wgrad.fft.fft2):
     """x minimising sum((|fft2 x|^2 - y)^2) / N^4 by gradient descent (a complex
     parameter, a C->R loss)."""
     x = wgrad.tensor(X0, dtype=wgrad.complex128, requires_grad=True)
@@ -28,10 +34,11 @@ def _phase_retrieval(lr=0.02):
     return x, step
 
 
-def test_phase_retrieval_compiled_equals_eager_after_10_steps():
+@pytest.mark.parametrize("fft", list(FFT2))
+def test_phase_retrieval_compiled_equals_eager_after_10_steps(fft):
     y = wgrad.tensor(np.abs(np.fft.fft2(X_TRUE)) ** 2, dtype=wgrad.float64)
-    xe, eager = _phase_retrieval()
-    xc, step = _phase_retrieval()
+    xe, eager = _phase_retrieval(fft2=FFT2[fft])
+    xc, step = _phase_retrieval(fft2=FFT2[fft])
     compiled = wgrad.compile(step)
     losses = []
     for _ in range(10):
@@ -166,11 +173,11 @@ def test_capture_and_buffers_referenced_elsewhere_are_not_donated():
     assert step().item() == 5.0
     np.testing.assert_array_equal(np.asarray(held), [1.0, 2.0])
     del held
-    assert [spec.mask for spec in step._cache] == [(False,)]
+    assert _masks(step) == [(False,)]
     # now w's buffer has one owner and is donated (reading it through numpy would make
     # a second, cached reference, so we read it only afterwards)
     assert step().item() == 1.25
-    assert (True,) in [spec.mask for spec in step._cache]
+    assert (True,) in _masks(step)
     np.testing.assert_array_equal(w.detach().numpy(), [0.25, 0.5])
 
 
@@ -193,3 +200,108 @@ def test_python_control_flow_on_traced_values_gets_a_clear_error():
     # the tensors were restored: no tracer leaked into w
     np.testing.assert_array_equal(w.detach().numpy(), [1.0, -1.0])
     assert step(x).item() == 4.0
+
+
+def test_in_place_update_and_grad_zero_match_eager():
+    def make():
+        params = [wgrad.tensor([1.0, 2.0], dtype=wgrad.float64, requires_grad=True),
+                  wgrad.tensor([0.5 - 1j, 2j], dtype=wgrad.complex128, requires_grad=True)]
+
+        def step(x):
+            loss = (params[0] ** 2 * x).sum() + (params[1].abs() ** 2 * x).sum()
+            loss.backward()
+            with wgrad.no_grad():
+                for p in params:
+                    p -= 0.1 * p.grad
+            for p in params:
+                p.grad.zero_()
+            return loss
+        return params, step
+    pe, eager = make()
+    pc, step = make()
+    compiled = wgrad.compile(step)
+    x = wgrad.tensor([1.0, 3.0], dtype=wgrad.float64)
+    for i in range(4):
+        if i == 2:
+            grads = [p.grad for p in pc]
+        assert compiled(x).item() == pytest.approx(eager(x).item(), rel=1e-12)
+    for a, b in zip(pc, pe):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
+        np.testing.assert_array_equal(a.grad.numpy(), np.zeros(2))
+        assert a.is_leaf and a.requires_grad
+    # .grad stays the same Tensor object across calls, as in eager accumulation
+    assert all(p.grad is g for p, g in zip(pc, grads))
+    assert len(compiled._cache) == 2  # the first call had no .grad yet
+
+
+_GLOBAL_W = wgrad.tensor([1.0, 1.0], dtype=wgrad.float64, requires_grad=True)
+
+
+class _Model:
+    def __init__(self):
+        self.w = wgrad.tensor([2.0, 0.5], dtype=wgrad.float64, requires_grad=True)
+
+
+def test_captured_objects_rebound_between_calls_are_seen():
+    """Discovery is cached and re-checked by identity: a closure cell, a global, a
+    list and an object attribute rebound between calls reach the next call."""
+    global _GLOBAL_W
+    extra = []
+    model = _Model()
+    w = wgrad.tensor([1.0, 2.0], dtype=wgrad.float64, requires_grad=True)
+
+    def loss_of(x):
+        loss = (w * x).sum() + (_GLOBAL_W * x).sum() + (model.w * x).sum()
+        for e in extra:
+            loss = loss + (e * x).sum()
+        return loss
+
+    def step(x):
+        loss = loss_of(x)
+        loss.backward()
+        with wgrad.no_grad():
+            for p in [w, _GLOBAL_W, model.w, *extra]:
+                p.data = p.data - 0.5 * p.grad
+                p.grad = None
+        return loss
+    compiled = wgrad.compile(step)
+    x = wgrad.tensor([1.0, 2.0], dtype=wgrad.float64)
+    compiled(x)
+    found = compiled._found
+    compiled(x)
+    assert compiled._found is found  # nothing changed: no new walk
+    np.testing.assert_allclose(w.detach().numpy(), [0.0, 0.0])
+
+    def fresh():
+        return wgrad.tensor([3.0, 4.0], dtype=wgrad.float64, requires_grad=True)
+    old_global = _GLOBAL_W
+    w, _GLOBAL_W, model.w = fresh(), fresh(), fresh()
+    extra.append(fresh())
+    try:
+        assert compiled(x).item() == pytest.approx(4 * 11.0)
+        for p in (w, _GLOBAL_W, model.w, extra[0]):
+            np.testing.assert_allclose(p.detach().numpy(), [2.5, 3.0])
+            assert p.grad is None
+        assert compiled._found is not found
+        np.testing.assert_allclose(old_global.detach().numpy(), [0.0, -1.0])
+    finally:
+        _GLOBAL_W = old_global
+
+
+def test_unchanged_inputs_keep_their_arrays():
+    w = wgrad.tensor([1.0, -1.0], dtype=wgrad.float64, requires_grad=True)
+    y = wgrad.tensor([2.0, 3.0], dtype=wgrad.float64)
+    held = y.jax()  # not donated: y's array must come back as the same object, uncopied
+
+    def step(y):
+        loss = ((w - y) ** 2).sum()
+        loss.backward()
+        with wgrad.no_grad():
+            w.data = w.data - 0.25 * w.grad
+        w.grad = None
+        return loss
+    compiled = wgrad.compile(step)
+    for _ in range(2):
+        compiled(y)
+    assert y.jax() is held
+    np.testing.assert_allclose(w.detach().numpy(), [1.75, 2.0])

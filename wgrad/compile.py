@@ -20,7 +20,10 @@
 # numbers and objects read by the step, Tensors it cannot reach, random draws made while
 # tracing. Python side effects (print, appending to a list) happen only while tracing.
 """
+import collections
+import dis
 import functools
+import operator
 import sys
 import types
 import warnings
@@ -49,6 +52,9 @@ _MAX_DEPTH = 8
 # an array no one else holds is referenced by its Tensor, the call's list, the loop
 # variable and getrefcount's argument
 _SOLE_OWNER_REFS = 4
+_getrefcount = sys.getrefcount
+_is = operator.is_
+_cell_contents = operator.attrgetter("cell_contents")
 
 
 def compile(step=None, *, static_argnums=(), donate=True, capture=None):  # noqa: A001
@@ -96,24 +102,8 @@ def compile(step=None, *, static_argnums=(), donate=True, capture=None):  # noqa
     return CompiledStep(step, static_argnums=static_argnums, donate=donate, capture=capture)
 
 
-class _Spec:
-    """Everything about a call that is baked into its trace (hashable)."""
-
-    __slots__ = ("tree", "pos", "static", "svals", "has_grad", "mask", "n", "_hash")
-
-    def __init__(self, tree, pos, static, svals, has_grad, mask, n):
-        self.tree, self.pos, self.static, self.svals = tree, pos, static, svals
-        self.has_grad, self.mask, self.n = has_grad, mask, n
-        self._hash = hash((tree, pos, static, svals, has_grad, mask, n))
-
-    def _key(self):
-        return (self.tree, self.pos, self.static, self.svals, self.has_grad, self.mask, self.n)
-
-    def __eq__(self, other):
-        return isinstance(other, _Spec) and self._key() == other._key()
-
-    def __hash__(self):
-        return self._hash
+_Spec = collections.namedtuple("_Spec", "tree pos static svals has_grad mask n")
+_Spec.__doc__ = "Everything about a call that is baked into its trace (its cache key)."
 
 
 class CompiledStep:
@@ -125,67 +115,85 @@ class CompiledStep:
         self.donate = donate
         self.capture = capture
         self._cache = {}
+        self._found = None  # (captured tensors, their positions by id, checks)
         self._tensors = None
         self._new_state = None
         self._traced = False
         functools.update_wrapper(self, step)
 
-    def _collect(self, args, kwargs):
-        static, svals, dyn = _split_static(args, self.static_argnums)
-        leaves, tree = jax.tree_util.tree_flatten((dyn, kwargs), is_leaf=_is_tensor)
-        tensors, index = [], {}
-
-        def add(t):
-            i = index.get(id(t))
-            if i is None:
-                i = index[id(t)] = len(tensors)
-                tensors.append(t)
-            return i
-        pos, dyn_leaves = [], []
-        for x in leaves:
-            if isinstance(x, Tensor):
-                pos.append(add(x))
-            else:
-                pos.append(-1)
-                dyn_leaves.append(x)
-        _walk_roots(self._roots(), add)
-        return static, svals, tree, tuple(pos), dyn_leaves, tensors, index
-
     def _roots(self):
         return (self.step, self.capture)
 
+    def _discover(self):
+        """Walk for the captured tensors (NOTE [What compile captures], 2 and 3) and
+        record the checks that tell whether a new walk would differ (NOTE [Cached
+        discovery])."""
+        tensors, index, checks = [], {}, []
+
+        def add(t):
+            if id(t) not in index:
+                index[id(t)] = len(tensors)
+                tensors.append(t)
+        _walk_roots(self._roots(), add, checks)
+        found = self._found = (tuple(tensors), index, checks)
+        return found
+
     def __call__(self, *args, **kwargs):
-        static, svals, tree, pos, dyn_leaves, tensors, index = self._collect(args, kwargs)
-        has_grad = tuple(t._grad is not None for t in tensors)
+        found = self._found
+        if found is None or not _unchanged(found[2]):
+            found = self._discover()
+        captured, index, _ = found
+        tensors, tree = list(captured), ()
+        if not kwargs and not self.static_argnums:
+            # the common call, tensors only: no pytree flattening
+            tree = static = svals = dyn_leaves = ()
+            pos = []
+            for a in args:
+                if not isinstance(a, Tensor):
+                    break
+                i = index.get(id(a))
+                pos.append(_position(a, tensors, len(captured)) if i is None else i)
+            else:
+                tree = None
+        if tree is not None:
+            tensors = list(captured)
+            static, svals, dyn = _split_static(args, self.static_argnums)
+            leaves, tree = jax.tree_util.tree_flatten((dyn, kwargs), is_leaf=_is_tensor)
+            pos, dyn_leaves = [], []
+            for x in leaves:
+                if isinstance(x, Tensor):
+                    i = index.get(id(x))
+                    pos.append(_position(x, tensors, len(captured)) if i is None else i)
+                else:
+                    pos.append(-1)
+                    dyn_leaves.append(x)
+        has_grad = tuple([t._grad is not None for t in tensors])
         arrays = [t._data for t in tensors]
-        arrays += [t._grad._data for t in tensors if t._grad is not None]
+        if True in has_grad:
+            arrays += [t._grad._data for t in tensors if t._grad is not None]
         if self.donate:
-            mask = tuple(sys.getrefcount(a) <= _SOLE_OWNER_REFS for a in arrays)
+            mask = tuple([_getrefcount(a) <= _SOLE_OWNER_REFS for a in arrays])
         else:
             mask = (False,) * len(arrays)
-        spec = _Spec(tree, pos, static, svals, has_grad, mask, len(tensors))
+        spec = (tree, tuple(pos), static, svals, has_grad, mask, len(tensors))
         fn = self._cache.get(spec)
-        first = fn is None
-        if first:
-            fn = self._cache[spec] = self._jit(spec)
-        donated = [a for a, m in zip(arrays, mask) if m]
-        kept = [a for a, m in zip(arrays, mask) if not m]
-        del arrays
-        self._tensors, self._index, self._traced = tensors, index, False
+        self._tensors, self._traced = tensors, False
         try:
-            if first:
+            if fn is None:
+                fn = self._cache[spec] = self._jit(spec)
                 with warnings.catch_warnings():
                     # compiling: a donated buffer may have no output to alias (a .grad
                     # set to None, a parameter given a new shape); donation is a hint
                     warnings.filterwarnings("ignore", "Some donated buffers were not usable")
-                    out, datas, grads, new = fn(donated, kept, dyn_leaves)
+                    out, datas, grads, new = fn(*arrays, *dyn_leaves)
             else:
-                out, datas, grads, new = fn(donated, kept, dyn_leaves)
+                out, datas, grads, new = fn(*arrays, *dyn_leaves)
         finally:
-            self._tensors = self._index = None
-        for t, d in zip(tensors, datas):
-            t._data = d
-        for t, g in zip(tensors, grads):
+            self._tensors = None
+        for i, d in datas.items():
+            tensors[i]._data = d
+        for i, g in grads.items():
+            t = tensors[i]
             if g is None:
                 t._grad = None
             elif t._grad is not None:
@@ -198,39 +206,58 @@ class CompiledStep:
                 t._grad_fn = None
             # the next call sees the new tensors as inputs: this trace is not reused
             self._cache.pop(spec, None)
+            self._found = None
         self._new_state = None
         return out
 
     def _jit(self, spec):
-        def fn(donated, kept, dyn_leaves):
-            dit, kit = iter(donated), iter(kept)
-            arrays = [next(dit) if m else next(kit) for m in spec.mask]
-            return self._run_traced(spec, arrays, dyn_leaves)
-        return jax.jit(fn, donate_argnums=(0,) if any(spec.mask) else ())
+        spec = _Spec._make(spec)
+        k = len(spec.mask)
+
+        def fn(*flat):
+            return self._run_traced(spec, flat[:k], flat[k:])
+        return jax.jit(fn, donate_argnums=tuple(i for i, m in enumerate(spec.mask) if m))
 
     def _run_traced(self, spec, arrays, dyn_leaves):
         self._traced = True
-        tensors, index = self._tensors, self._index
+        tensors, n = self._tensors, spec.n
         saved = [(t._data, t._grad, None if t._grad is None else t._grad._data, t._grad_fn,
                   t._output_nr) for t in tensors]
+        grad_in = [None] * n  # (traced input, donated) per tensor with a .grad
         try:
-            gi = iter(arrays[spec.n:])
-            for t, a, hg in zip(tensors, arrays, spec.has_grad):
+            j = n
+            for i, (t, a, hg) in enumerate(zip(tensors, arrays, spec.has_grad)):
                 t._data = a
                 if hg:
-                    t._grad._data = next(gi)
-            dit = iter(dyn_leaves)
-            leaves = [tensors[p] if p >= 0 else next(dit) for p in spec.pos]
-            dyn, kwargs = jax.tree_util.tree_unflatten(spec.tree, leaves)
+                    t._grad._data = arrays[j]
+                    grad_in[i] = (arrays[j], spec.mask[j])
+                    j += 1
+            if spec.tree is None:
+                dyn, kwargs = [tensors[p] for p in spec.pos], {}
+            else:
+                dit = iter(dyn_leaves)
+                leaves = [tensors[p] if p >= 0 else next(dit) for p in spec.pos]
+                dyn, kwargs = jax.tree_util.tree_unflatten(spec.tree, leaves)
             try:
                 out = self.step(*_merge_static(spec.static, spec.svals, dyn), **kwargs)
             except _TRACER_ERRORS as e:
                 raise RuntimeError(_ERR_CONTROL_FLOW.format(what=type(e).__name__)) from e
-            datas = [t._data for t in tensors]
-            grads = [None if t._grad is None else t._grad._data for t in tensors]
+            # outputs only for what changed (an unchanged output would be a copy) and
+            # for donated inputs (their buffers must come back, aliased, not lost)
+            datas, grads = {}, {}
+            for i, t in enumerate(tensors):
+                if t._data is not arrays[i] or spec.mask[i]:
+                    datas[i] = t._data
+                g, gin = t._grad, grad_in[i]
+                if g is None:
+                    if gin is not None:
+                        grads[i] = None
+                elif gin is None or g._data is not gin[0] or gin[1]:
+                    grads[i] = g._data
+            ids = {id(t) for t in tensors}
             new = []
             _walk_roots(self._roots() + (out,), lambda t: new.append(t)
-                        if id(t) not in index and isinstance(t._data, jax.core.Tracer)
+                        if id(t) not in ids and isinstance(t._data, jax.core.Tracer)
                         and not any(t is s for s in new) else None)
             out_ids = {id(x) for x in jax.tree_util.tree_leaves(out, is_leaf=_is_tensor)}
             new = [t for t in new if id(t) not in out_ids]
@@ -243,11 +270,40 @@ class CompiledStep:
                     g._data = gd
 
 
+def _position(t, tensors, start):
+    """Index of the argument tensor ``t`` among ``tensors[start:]`` (appended if new)."""
+    for i in range(start, len(tensors)):
+        if tensors[i] is t:
+            return i
+    tensors.append(t)
+    return len(tensors) - 1
+
+
 # -- discovery -------------------------------------------------------------------------
-def _walk_roots(roots, add):
+# NOTE [Cached discovery]
+# Walking the step's closures, globals and objects costs microseconds per call, so the
+# walk is cached. While walking, every mutable thing it enters records a check: a state
+# function and the state it returned (the items of a list, the keys and values of a
+# dict or of an object's ``__dict__``, a function's code, defaults, closure cell contents
+# and the globals its code names). The walk is a function of those identities alone, so
+# when every state is the same objects again (compared with ``is``, no recursion), the
+# walk would find the same tensors in the same order; otherwise it runs again. The
+# recorded states hold their objects, so no id is reused while a check refers to it.
+def _unchanged(checks):
+    try:
+        for state, obj, old in checks:
+            new = state(obj)
+            if len(new) != len(old) or not all(map(_is, new, old)):
+                return False
+    except ValueError:  # an empty closure cell: walk again
+        return False
+    return True
+
+
+def _walk_roots(roots, add, checks=None):
     seen = set()
     for r in roots:
-        _walk(r, add, seen, 0)
+        _walk(r, add, seen, 0, checks)
 
 
 def _is_library(obj):
@@ -255,7 +311,35 @@ def _is_library(obj):
     return mod.split(".", 1)[0] in _LIBRARY_MODULES
 
 
-def _walk(x, add, seen, depth):
+def _dict_state(d):
+    return (*d, *d.values())
+
+
+def _object_state(x):
+    d = vars(x)
+    return (type(x), *d, *d.values())
+
+
+def _function_state(f, names):
+    """The state of ``f`` its walk depends on: code, defaults, the contents of its
+    closure cells and the values of the globals it names."""
+    cells, get = f.__closure__ or (), f.__globals__.get  # both fixed for f's lifetime
+
+    def state(f):
+        return (f.__code__, f.__defaults__, f.__kwdefaults__, *map(_cell_contents, cells),
+                *map(get, names))
+    return state
+
+
+def _check(checks, state, x):
+    if checks is not None:
+        try:
+            checks.append((state, x, state(x)))
+        except ValueError:  # a function with an empty closure cell: always walk again
+            checks.append((state, x, None))
+
+
+def _walk(x, add, seen, depth, checks):
     if x is None or isinstance(x, (int, float, complex, str, bytes, bool)):
         return
     if isinstance(x, Tensor):
@@ -266,46 +350,57 @@ def _walk(x, add, seen, depth):
     seen.add(id(x))
     d = depth + 1
     if isinstance(x, (list, tuple)):
+        if isinstance(x, list):
+            _check(checks, tuple, x)
         for v in x:
-            _walk(v, add, seen, d)
+            _walk(v, add, seen, d, checks)
     elif isinstance(x, dict):
+        _check(checks, _dict_state, x)
         for k, v in x.items():
-            _walk(k, add, seen, d)
-            _walk(v, add, seen, d)
+            _walk(k, add, seen, d, checks)
+            _walk(v, add, seen, d, checks)
     elif isinstance(x, functools.partial):
-        _walk(x.func, add, seen, d)
-        _walk(x.args, add, seen, d)
-        _walk(x.keywords, add, seen, d)
+        _walk(x.func, add, seen, d, checks)
+        _walk(x.args, add, seen, d, checks)
+        _walk(x.keywords, add, seen, d, checks)
     elif isinstance(x, types.MethodType):
-        _walk(x.__self__, add, seen, d)
-        _walk(x.__func__, add, seen, d)
+        _walk(x.__self__, add, seen, d, checks)
+        _walk(x.__func__, add, seen, d, checks)
     elif isinstance(x, types.FunctionType):
         if depth > 0 and _is_library(x):  # the step itself is always searched
             return
+        names = _global_names(x.__code__)
+        _check(checks, _function_state(x, names), x)
         for c in x.__closure__ or ():
             try:
-                _walk(c.cell_contents, add, seen, d)
+                _walk(c.cell_contents, add, seen, d, checks)
             except ValueError:  # an empty cell
                 pass
-        _walk(x.__defaults__, add, seen, d)
-        _walk(x.__kwdefaults__, add, seen, d)
+        _walk(x.__defaults__, add, seen, d, checks)
+        _walk(x.__kwdefaults__, add, seen, d, checks)
         g = x.__globals__
-        for name in _code_names(x.__code__):
+        for name in names:
             if name in g:
-                _walk(g[name], add, seen, d)
+                _walk(g[name], add, seen, d, checks)
     elif isinstance(x, (types.ModuleType, type, jax.Array, CompiledStep)) or callable(
             getattr(x, "__jax_array__", None)):
         return
     elif hasattr(x, "__dict__") and not (_is_library(type(x)) and
                                          not type(x).__module__.startswith("wgrad.optim")):
+        _check(checks, _object_state, x)
         for v in list(vars(x).values()):
-            _walk(v, add, seen, d)
+            _walk(v, add, seen, d, checks)
+
+
+_GLOBAL_OPS = frozenset(("LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME"))
 
 
 @functools.lru_cache(maxsize=1024)
-def _code_names(code):
-    names = set(code.co_names)
+def _global_names(code):
+    """The global names ``code`` (and the code nested in it) reads or writes; not the
+    attribute names, which ``co_names`` also lists."""
+    names = {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_OPS}
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            names |= _code_names(c)
+            names.update(_global_names(c))
     return tuple(sorted(names))
