@@ -117,8 +117,7 @@ class CompiledStep:
         self._cache = {}
         self._found = None  # (captured tensors, their positions by id, checks)
         self._tensors = None
-        self._new_state = None
-        self._traced = False
+        self._new_state = None  # set while tracing: tensors the step newly stored
         functools.update_wrapper(self, step)
 
     def _roots(self):
@@ -167,17 +166,27 @@ class CompiledStep:
                 else:
                     pos.append(-1)
                     dyn_leaves.append(x)
-        has_grad = tuple([t._grad is not None for t in tensors])
-        arrays = [t._data for t in tensors]
-        if True in has_grad:
-            arrays += [t._grad._data for t in tensors if t._grad is not None]
+        # plain loops: cheaper than comprehensions for the few tensors of a step
+        arrays, has_grad, grad_arrays = [], [], []
+        for t in tensors:
+            arrays.append(t._data)
+            if t._grad is None:
+                has_grad.append(False)
+            else:
+                has_grad.append(True)
+                grad_arrays.append(t._grad._data)
+        if grad_arrays:
+            arrays += grad_arrays
+            del grad_arrays[:]
+        mask = []
         if self.donate:
-            mask = tuple([_getrefcount(a) <= _SOLE_OWNER_REFS for a in arrays])
+            for a in arrays:
+                mask.append(_getrefcount(a) <= _SOLE_OWNER_REFS)
         else:
-            mask = (False,) * len(arrays)
-        spec = (tree, tuple(pos), static, svals, has_grad, mask, len(tensors))
+            mask = [False] * len(arrays)
+        spec = (tree, tuple(pos), static, svals, tuple(has_grad), tuple(mask), len(tensors))
         fn = self._cache.get(spec)
-        self._tensors, self._traced = tensors, False
+        self._tensors = tensors
         try:
             if fn is None:
                 fn = self._cache[spec] = self._jit(spec)
@@ -188,6 +197,9 @@ class CompiledStep:
                     out, datas, grads, new = fn(*arrays, *dyn_leaves)
             else:
                 out, datas, grads, new = fn(*arrays, *dyn_leaves)
+        except BaseException:
+            self._new_state = None
+            raise
         finally:
             self._tensors = None
         for i, d in datas.items():
@@ -200,14 +212,14 @@ class CompiledStep:
                 t._grad._data = g
             else:
                 t._grad = _make(g)
-        if self._traced and self._new_state:
+        if self._new_state is not None:  # this call traced
             for t, d in zip(self._new_state, new):
                 t._data = d
                 t._grad_fn = None
-            # the next call sees the new tensors as inputs: this trace is not reused
-            self._cache.pop(spec, None)
-            self._found = None
-        self._new_state = None
+            if new:  # the next call sees the new tensors as inputs: no reuse of this trace
+                self._cache.pop(spec, None)
+                self._found = None
+            self._new_state = None
         return out
 
     def _jit(self, spec):
@@ -219,7 +231,6 @@ class CompiledStep:
         return jax.jit(fn, donate_argnums=tuple(i for i, m in enumerate(spec.mask) if m))
 
     def _run_traced(self, spec, arrays, dyn_leaves):
-        self._traced = True
         tensors, n = self._tensors, spec.n
         saved = [(t._data, t._grad, None if t._grad is None else t._grad._data, t._grad_fn,
                   t._output_nr) for t in tensors]
