@@ -288,20 +288,25 @@ def test_captured_objects_rebound_between_calls_are_seen():
         _GLOBAL_W = old_global
 
 
-def test_unchanged_inputs_keep_their_arrays():
+def test_unchanged_inputs_keep_their_arrays_and_changed_arguments_are_written_back():
     w = wgrad.tensor([1.0, -1.0], dtype=wgrad.float64, requires_grad=True)
     y = wgrad.tensor([2.0, 3.0], dtype=wgrad.float64)
-    held = y.jax()  # not donated: y's array must come back as the same object, uncopied
+    count = wgrad.tensor(0.0, dtype=wgrad.float64)
+    held = y.jax()
 
-    def step(y):
+    def step(y, count):
         loss = ((w - y) ** 2).sum()
         loss.backward()
         with wgrad.no_grad():
             w.data = w.data - 0.25 * w.grad
+            count += 1
         w.grad = None
         return loss
     compiled = wgrad.compile(step)
     for _ in range(2):
-        compiled(y)
-    assert y.jax() is held
+        compiled(y, count)
+    assert y.jax() is held  # neither donated nor copied: the same array object
+    assert count.item() == 2.0
     np.testing.assert_allclose(w.detach().numpy(), [1.75, 2.0])
+    # data arguments (no requires_grad) are never donated, even when unreferenced
+    assert _masks(compiled) == [(True, False, False)]

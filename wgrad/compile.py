@@ -182,6 +182,11 @@ class CompiledStep:
         if self.donate:
             for a in arrays:
                 mask.append(_getrefcount(a) <= _SOLE_OWNER_REFS)
+            # an argument that does not require grad is data: it comes back unchanged, and
+            # an input that is neither changed nor donated needs no output at all
+            for i in range(len(captured), len(tensors)):
+                if not tensors[i]._requires_grad:
+                    mask[i] = False
         else:
             mask = [False] * len(arrays)
         spec = (tree, tuple(pos), static, svals, tuple(has_grad), tuple(mask), len(tensors))
