@@ -17,7 +17,8 @@ _FAMILIES = (elementwise, shape, reduction, linalg, indexing, inplace, conv, fft
 _NOT_METHODS = {"complex", "polar", "where", "cat", "concat", "concatenate", "stack", "hstack",
                 "vstack", "broadcast_tensors", "broadcast_shapes", "numpy_T", "to", "real",
                 "imag", "getitem", "is_complex", "is_floating_point", "einsum", "atleast_1d",
-                "atleast_2d", "meshgrid", "block_diag", "cartesian_prod", "pad"}
+                "atleast_2d", "meshgrid", "block_diag", "cartesian_prod", "pad",
+                "conv1d", "conv2d", "tensordot"}
 
 
 def _bind_methods():
