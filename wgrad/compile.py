@@ -3,22 +3,26 @@
 # NOTE [What compile captures]
 # A compiled step is a pure function of the arrays of the Tensors it touches. On each
 # call, ``CompiledStep`` collects those Tensors, in a deterministic order:
-#   1. Tensors at the leaves of the (non-static) arguments (lists, tuples, dicts, pytrees);
-#   2. Tensors reachable from the step itself: closure cells, default arguments, the
-#      globals its code names, a bound method's ``self``, a ``functools.partial``'s
+#   1. Tensors reachable from the step itself: closure cells, default arguments, the
+#      globals its code reads, a bound method's ``self``, a ``functools.partial``'s
 #      arguments, a callable object's attributes, and recursively through lists, tuples,
 #      dicts (keys and values), the attributes of plain objects (an optimizer's
 #      ``param_groups`` and ``state``) and the closures/globals of Python functions found
 #      there (not library code: jax, numpy, wgrad functions are not entered);
-#   3. Tensors reachable from ``capture=`` (anything: a list, a module, an optimizer).
-# Their ``_data`` and ``.grad`` data become the jit inputs; tracers are swapped into the
-# same Tensor objects while the step runs, and afterwards the resulting arrays are written
-# back into those objects (so ``p.data = ...``, ``p.grad = None`` and gradient
-# accumulation persist). Tensors the step newly stores into captured objects (an
-# optimizer's lazily created state) are written back too, detached; the next call sees
-# them as inputs and traces once more. Anything else is a compile-time constant: Python
-# numbers and objects read by the step, Tensors it cannot reach, random draws made while
-# tracing. Python side effects (print, appending to a list) happen only while tracing.
+#   2. Tensors reachable from ``capture=`` (anything: a list, a module, an optimizer);
+#   3. Tensors at the leaves of the (non-static) arguments (lists, tuples, dicts, pytrees)
+#      not found already.
+# 1 and 2 are found by a walk that is cached and re-checked by identity on each call
+# (NOTE [Cached discovery]). Their ``_data`` and ``.grad`` data become the jit inputs;
+# tracers are swapped into the same Tensor objects while the step runs, and afterwards the
+# arrays that changed are written back into those objects (so ``p.data = ...``,
+# ``p -= lr * p.grad``, ``p.grad = None`` and gradient accumulation persist); an input the
+# step leaves unchanged is no output (an output would be a copy), unless it was donated.
+# Tensors the step newly stores into captured objects (an optimizer's lazily created
+# state) are written back too, detached; the next call sees them as inputs and traces once
+# more. Anything else is a compile-time constant: Python numbers and objects read by the
+# step, Tensors it cannot reach, random draws made while tracing. Python side effects
+# (print, appending to a list) happen only while tracing.
 """
 import collections
 import dis
@@ -66,7 +70,8 @@ def compile(step=None, *, static_argnums=(), donate=True, capture=None):  # noqa
     same Tensor objects after each call. Returns the step's outputs (Tensors come back
     as detached Tensors). Retraces when shapes, dtypes, the set of captured tensors or a
     static argument change. With ``donate=True`` an input array that no one else
-    references (checked per call) is donated, so parameters are updated in place.
+    references (checked per call) is donated, so parameters are updated in place; the
+    arrays of arguments that do not require grad (data) are never donated.
 
     Parameters
     ----------
