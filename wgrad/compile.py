@@ -129,7 +129,7 @@ class CompiledStep:
         return (self.step, self.capture)
 
     def _discover(self):
-        """Walk for the captured tensors (NOTE [What compile captures], 2 and 3) and
+        """Walk for the captured tensors (NOTE [What compile captures], 1 and 2) and
         record the checks that tell whether a new walk would differ (NOTE [Cached
         discovery])."""
         tensors, index, checks = [], {}, []
