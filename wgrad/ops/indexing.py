@@ -107,6 +107,14 @@ def _bounds(a, size, dim, err=IndexError):
 
 def _normalize(self, idx):
     """Split an index into a static key and the integer index arrays."""
+    key, arrays, empty = _normalize_ex(self, idx)
+    if empty:
+        raise NotImplementedError("a False 0-d mask is not supported here")
+    return key, arrays
+
+
+def _normalize_ex(self, idx):
+    """``_normalize`` plus whether the index is a lone False 0-d mask (an empty result)."""
     if not isinstance(idx, tuple):
         idx = (idx,)
     key, arrays = [], []
@@ -151,9 +159,12 @@ def _normalize(self, idx):
                     raise RuntimeError("boolean mask indexing has a data-dependent shape and "
                                        "cannot be traced; use wgrad.where instead")
                 if a.ndim == 0:  # a 0-d mask adds a dim of size 1 (True) or 0 (False)
+                    if not bool(a):
+                        if len(idx) != 1:
+                            raise NotImplementedError("a False 0-d mask is only supported as "
+                                                      "the sole index")
+                        return (None, _FULL), (), True
                     key.append(None)
-                    key.append(_ADV)
-                    arrays.append(jnp.zeros((1 if bool(a) else 0,), D.default_int().np))
                     continue
                 for nz in np.nonzero(np.asarray(a)):
                     key.append(_ADV)
@@ -167,7 +178,7 @@ def _normalize(self, idx):
             key.append(_ADV)
             arrays.append(jnp.asarray(a))
             dim += 1
-    return tuple(key), tuple(arrays)
+    return tuple(key), tuple(arrays), False
 
 
 def _int_or_none(x):
@@ -183,8 +194,9 @@ def getitem(input, idx):
     >>> x[1, [0, 2]]
     tensor([3., 5.])
     """
-    key, arrays = _normalize(input, idx)
-    return _index(input, arrays, key=key)
+    key, arrays, empty = _normalize_ex(input, idx)
+    out = _index(input, arrays, key=key)
+    return getitem(out, slice(0, 0)) if empty else out
 
 
 def _same_dtype(input, values, what="Index put"):
@@ -222,7 +234,10 @@ def index_put(input, indices, values, accumulate=False):
                          f"(got {len(indices)})")
     values = _as_tensor(values, input)
     _same_dtype(input, values)
-    key, arrays = _normalize(input, tuple(slice(None) if i is None else i for i in indices))
+    key, arrays, empty = _normalize_ex(input, tuple(slice(None) if i is None else i
+                                                    for i in indices))
+    if empty:
+        return input.clone()
     return _index_put(input, arrays, values, key=key, accumulate=bool(accumulate))
 
 

@@ -20,10 +20,14 @@ __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "
            "atleast_2d", "broadcast_shapes", "pad"]
 
 
-def _dims(dims, ndim):
+def _dims(dims, ndim, unique=False):
     if isinstance(dims, int):
         dims = (dims,)
-    return tuple(_wrap_dim(d, ndim) for d in dims)
+    out = tuple(_wrap_dim(d, ndim) for d in dims)
+    if unique and len(set(out)) != len(out):
+        d = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
 
 
 def _shape_arg(shape):
@@ -36,7 +40,9 @@ def _shape_arg(shape):
 # Casts, copies, broadcast reduction
 # ======================================================================================
 
-_to = Primitive("to_copy", lambda self, *, dtype: self.astype(dtype),
+_to = Primitive("to_copy", lambda self, *, dtype: (
+    jnp.real(self) if self.dtype.kind == "c" and np.dtype(dtype).kind != "c" else self
+).astype(dtype),
                 node_name="ToCopyBackward0", self=lambda grad: grad)
 _clone = Primitive("clone", lambda self: jnp.array(self, copy=True), self=lambda grad: grad)
 
@@ -177,6 +183,14 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     d = _wrap_dim(dim, input.ndim)
     shp = tuple(input.shape)
+    sizes = tuple(int(s) for s in sizes)
+    known = 1
+    for s_ in sizes:
+        known *= s_ if s_ != -1 else 1
+    n = shp[d] if shp else 1
+    if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({n}) in the input tensor")
     return reshape(input, shp[:d] + tuple(sizes) + shp[d + 1:])
 
 
@@ -221,6 +235,15 @@ def numpy_T(input):
 
 def movedim(input, source, destination):
     src, dst = _dims(source, input.ndim), _dims(destination, input.ndim)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source "
+                           f"({list(_dims(source, 1 << 30))} dims) should contain the same "
+                           f"number of dims as destination ({list(_dims(destination, 1 << 30))}"
+                           f" dims)")
+    for name, ds, raw in (("source", src, source), ("destination", dst, destination)):
+        if len(set(ds)) != len(ds):
+            raw = [raw] if isinstance(raw, int) else list(raw)
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({raw})")
     order = [d for d in range(input.ndim) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -235,7 +258,7 @@ def squeeze(input, dim=None):
     if dim is None:
         new = tuple(s for s in shp if s != 1)
     else:
-        ds = _dims(dim, input.ndim) if input.ndim else ()
+        ds = _dims(dim, input.ndim, unique=True) if input.ndim else ()
         new = tuple(s for i, s in enumerate(shp) if not (i in ds and s == 1))
     return reshape(input, new) if new != shp else _reshape(input, shape=new) \
         if input.requires_grad else _alias(input)
@@ -259,8 +282,20 @@ def broadcast_shapes(*shapes):
     try:
         return Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
-        raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape"
-                           ) from None
+        pass
+    out = []
+    for i, s in enumerate(shapes):
+        s = tuple(s)
+        if len(s) > len(out):
+            out = [1] * (len(s) - len(out)) + out
+        for k in range(1, len(s) + 1):
+            if out[-k] == 1:
+                out[-k] = s[-k]
+            elif s[-k] not in (1, out[-k]):
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[-k]} at "
+                                   f"{-k}! Mismatching argument at index {i} had {s}; but "
+                                   f"expected shape should be broadcastable to {out}")
+    return Size(out)
 
 
 def expand(input, *sizes):
@@ -295,7 +330,20 @@ def broadcast_to(input, size):
 
 
 def broadcast_tensors(*tensors):
-    shape = broadcast_shapes(*[t.shape for t in tensors])
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = []
+    for t in tensors:
+        s = tuple(t.shape)
+        shape = [1] * (len(s) - len(shape)) + shape
+        for k in range(1, len(s) + 1):
+            if shape[-k] == 1:
+                shape[-k] = s[-k]
+            elif s[-k] not in (1, shape[-k]):
+                raise RuntimeError(f"The size of tensor a ({shape[-k]}) must match the size of "
+                                   f"tensor b ({s[-k]}) at non-singleton dimension "
+                                   f"{len(shape) - k}")
+    shape = tuple(shape)
     return tuple(expand(t, shape) for t in tensors)
 
 
@@ -322,7 +370,7 @@ _cat = Primitive("cat", lambda *tensors, dim: jnp.concatenate(
 def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = next((t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)), tensors[0])
     d = _wrap_dim(dim, ref.ndim)
     from ._promote import result_type
@@ -398,9 +446,14 @@ def _pad_dim(grad, self_shape, dim, start):
 def narrow(input, dim, start, length):
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     if start < 0:
         start += size
-    if not 0 <= start <= size or start + length > size or length < 0:
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({size}).")
     return _slice(input, dim=d, start=int(start), length=int(length))
@@ -421,6 +474,12 @@ def split(tensor, split_size_or_sections, dim=0):
     size = tensor.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={step}")
+        if step == 0 and size:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {size}")
         sizes = [builtins.min(step, size - s) for s in range(0, size, step)] if size else [0]
     else:
         sizes = list(split_size_or_sections)
@@ -457,7 +516,7 @@ _flip = Primitive("flip", lambda self, *, dims: jnp.flip(self, dims),
 
 
 def flip(input, dims):
-    return _flip(input, dims=_dims(dims, input.ndim))
+    return _flip(input, dims=_dims(dims, input.ndim, unique=True))
 
 
 def fliplr(input):
@@ -477,8 +536,8 @@ def roll(input, shifts, dims=None):
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     if dims is None:
         if len(shifts) != 1:
-            raise RuntimeError(f"`shifts` required to be of length 1 when `dims` is None, "
-                               f"got {len(shifts)}")
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                               f"dims:0")
         flat = flatten(input)
         return reshape(_roll(flat, shifts=shifts, dims=(0,)), tuple(input.shape))
     dims = _dims(dims, input.ndim)
@@ -508,6 +567,11 @@ def repeat(input, *sizes):
     if len(sizes) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
                            "number of dimensions of tensor")
+    shp = (1,) * (len(sizes) - input.ndim) + tuple(input.shape)
+    if builtins.min(sizes, default=0) < 0:
+        out = [a * b for a, b in zip(shp, sizes)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{builtins.min(out)}: {out}")
     return _repeat(input, repeats=sizes)
 
 
@@ -571,9 +635,7 @@ def pad(input, pad, mode="constant", value=None):
             widths[nd - 1 - i] = (pad[2 * i], pad[2 * i + 1])
         for d, (lo, hi) in enumerate(widths):
             if input.shape[d] + lo + hi < 0:
-                raise RuntimeError(f"The input size {input.shape[d]}, plus negative padding "
-                                   f"{lo} and {hi} resulted in a negative output size, which "
-                                   f"is invalid. Check dimension {d} of your input.")
+                raise RuntimeError("narrow(): length must be non-negative.")
         if all(w == (0, 0) for w in widths):
             return clone(input)
         return _constant_pad(input, widths=tuple(widths), value=0 if value is None else value)
