@@ -310,3 +310,28 @@ def test_unchanged_inputs_keep_their_arrays_and_changed_arguments_are_written_ba
     np.testing.assert_allclose(w.detach().numpy(), [1.75, 2.0])
     # data arguments (no requires_grad) are never donated, even when unreferenced
     assert _masks(compiled) == [(True, False, False)]
+
+
+def test_new_shapes_retrace_without_static_arguments():
+    def make(traces):
+        w = wgrad.tensor(1.5, dtype=wgrad.float64, requires_grad=True)
+
+        def step(x):
+            traces.append(tuple(x.shape))
+            loss = (w * x).sum() ** 2
+            loss.backward()
+            with wgrad.no_grad():
+                w.sub_(0.01 * w.grad)
+            w.grad = None
+            return loss
+        return w, step
+    we, eager = make([])
+    traces = []
+    wc, step = make(traces)
+    compiled = wgrad.compile(step)
+    xs = [wgrad.tensor(v, dtype=wgrad.float64) for v in
+          ([1.0, 2.0], [0.5, -1.0], [1.0, 2.0, 3.0], [2.0, 2.0, 2.0], [1.0, -3.0])]
+    for x in xs:
+        assert compiled(x).item() == pytest.approx(eager(x).item(), rel=1e-12)
+    assert wc.item() == pytest.approx(we.item(), rel=1e-12)
+    assert traces == [(2,), (3,)]  # one trace per shape, the last call reused the first

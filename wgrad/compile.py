@@ -171,7 +171,23 @@ class CompiledStep:
                 else:
                     pos.append(-1)
                     dyn_leaves.append(x)
-        # plain loops: cheaper than comprehensions for the few tensors of a step
+        arrays, has_grad, mask = self._inputs(tensors, len(captured))
+        spec = (tree, tuple(pos), static, svals, tuple(has_grad), tuple(mask), len(tensors))
+        fn = self._cache.get(spec)
+        if fn is None:
+            fn = self._cache[spec] = self._jit(spec)
+            with warnings.catch_warnings():
+                # compiling: a donated buffer may have no output to alias (a .grad set to
+                # None, a parameter given a new shape); donation is a hint
+                warnings.filterwarnings("ignore", "Some donated buffers were not usable")
+                out = self._run(fn, spec, tensors, arrays, dyn_leaves)
+        else:
+            out = self._run(fn, spec, tensors, arrays, dyn_leaves)
+        return out
+
+    def _inputs(self, tensors, n_captured):
+        """The jit inputs (data arrays, then .grad arrays), which tensors have a .grad,
+        and which inputs to donate (plain loops: cheaper than comprehensions here)."""
         arrays, has_grad, grad_arrays = [], [], []
         for t in tensors:
             arrays.append(t._data)
@@ -183,30 +199,23 @@ class CompiledStep:
         if grad_arrays:
             arrays += grad_arrays
             del grad_arrays[:]
+        if not self.donate:
+            return arrays, has_grad, [False] * len(arrays)
         mask = []
-        if self.donate:
-            for a in arrays:
-                mask.append(_getrefcount(a) <= _SOLE_OWNER_REFS)
-            # an argument that does not require grad is data: it comes back unchanged, and
-            # an input that is neither changed nor donated needs no output at all
-            for i in range(len(captured), len(tensors)):
-                if not tensors[i]._requires_grad:
-                    mask[i] = False
-        else:
-            mask = [False] * len(arrays)
-        spec = (tree, tuple(pos), static, svals, tuple(has_grad), tuple(mask), len(tensors))
-        fn = self._cache.get(spec)
+        for a in arrays:
+            mask.append(_getrefcount(a) <= _SOLE_OWNER_REFS)
+        # an argument that does not require grad is data: it comes back unchanged, and an
+        # input that is neither changed nor donated needs no output at all
+        for i in range(n_captured, len(tensors)):
+            if not tensors[i]._requires_grad:
+                mask[i] = False
+        return arrays, has_grad, mask
+
+    def _run(self, fn, spec, tensors, arrays, dyn_leaves):
+        """Call the jitted ``fn`` and write its results back into ``tensors``."""
         self._tensors = tensors
         try:
-            if fn is None:
-                fn = self._cache[spec] = self._jit(spec)
-                with warnings.catch_warnings():
-                    # compiling: a donated buffer may have no output to alias (a .grad
-                    # set to None, a parameter given a new shape); donation is a hint
-                    warnings.filterwarnings("ignore", "Some donated buffers were not usable")
-                    out, datas, grads, new = fn(*arrays, *dyn_leaves)
-            else:
-                out, datas, grads, new = fn(*arrays, *dyn_leaves)
+            out, datas, grads, new = fn(*arrays, *dyn_leaves)
         except BaseException:
             self._new_state = None
             raise
