@@ -13,9 +13,11 @@ from wgrad.testing import check_op, shapes, values
 F64, C128 = np.float64, np.complex128
 BOTH = (F64, C128)
 
-# Each check_op compiles a few kernels per shape: two drawn shapes per row and dtype, and
-# gradcheck's fast mode (random Wirtinger projections), keep the table inside its budget.
-FEW = settings(max_examples=2)
+# Each check_op compiles a few kernels per shape, so a table row draws one example per dtype
+# (hypothesis' first, smallest one: sides of 2, at least 2-d where the op allows, values away
+# from 0) and gradchecks in fast mode (random Wirtinger projections); 0-d inputs and other
+# shapes are drawn by the tests below the tables.
+FEW = settings(max_examples=1)
 
 
 def _jpad(x, widths, mode):
@@ -88,9 +90,8 @@ UNARY = [
 @FEW
 @given(data=st.data())
 def test_unary(name, wfn, jfn, lo, hi, dtype, data):
-    shape = data.draw(shapes(min_dims=lo, max_dims=hi, min_side=2 if "pad" in name or
-                             name in ("split_sizes", "narrow") else 1))
-    x = wgrad.tensor(data.draw(values(dtype, shape)), requires_grad=True)
+    shape = data.draw(shapes(min_dims=min(max(lo, 2), hi), max_dims=hi, min_side=2))
+    x = wgrad.tensor(data.draw(values(dtype, shape, 0.3, 2)), requires_grad=True)
     check_op(wfn, (x,), jfn, fast_mode=True)
 
 
@@ -111,14 +112,14 @@ BINARY = [
 @FEW
 @given(data=st.data())
 def test_binary(name, wfn, jfn, da, db, data):
-    shape = data.draw(shapes(min_dims=1, max_dims=3))
-    a = wgrad.tensor(data.draw(values(da, shape)), requires_grad=True)
-    b = wgrad.tensor(data.draw(values(db, shape)), requires_grad=True)
+    shape = data.draw(shapes(min_dims=2, max_dims=3, min_side=2))
+    a = wgrad.tensor(data.draw(values(da, shape, 0.3, 2)), requires_grad=True)
+    b = wgrad.tensor(data.draw(values(db, shape, -2, -0.3)), requires_grad=True)
     check_op(wfn, (a, b), jfn, fast_mode=True)
 
 
 @pytest.mark.parametrize("src,dst", [(F64, C128), (C128, F64)], ids=["r2c", "c2r"])
-@FEW
+@settings(max_examples=2)
 @given(data=st.data())
 def test_to_dtype(src, dst, data):
     x = wgrad.tensor(data.draw(values(src, data.draw(shapes()))), requires_grad=True)
@@ -262,7 +263,7 @@ def test_errors_match_torch():
         assert str(ew.value) == str(et.value)
 
 
-@FEW
+@settings(max_examples=2)
 @given(data=st.data())
 def test_cat_mixed_dtypes(data):
     shape = data.draw(shapes(min_dims=1, max_dims=2))
@@ -270,3 +271,42 @@ def test_cat_mixed_dtypes(data):
     b = wgrad.tensor(data.draw(values(C128, shape)), requires_grad=True)
     check_op(lambda a, b: wgrad.cat([a, b], -1), (a, b),
              lambda a, b: jnp.concatenate([a.astype(b.dtype), b], -1), fast_mode=True)
+
+
+def _zero_d_ops(x):
+    """Every shape op that takes a 0-d tensor, stacked into one output."""
+    parts = [x.reshape(1), x.view(1, 1).flatten(), x.unsqueeze(0), x.expand(2), x.t().reshape(1),
+             x.permute(()).reshape(1), x.squeeze().reshape(1), x.squeeze(0).reshape(1),
+             x.roll(1).reshape(1), x.repeat(2), x.tile((2,)), x.flip(0).reshape(1),
+             x.clone().reshape(1), x.broadcast_to((2,)), wgrad.hstack([x, x]),
+             wgrad.vstack([x]).reshape(1), wgrad.stack([x, x]), x.movedim(0, 0).reshape(1)]
+    return wgrad.cat(parts)
+
+
+@pytest.mark.parametrize("dtype", BOTH, ids=["f64", "c128"])
+@settings(max_examples=2)
+@given(data=st.data())
+def test_zero_d(dtype, data):
+    x = wgrad.tensor(data.draw(values(dtype, ())), requires_grad=True)
+    check_op(_zero_d_ops, (x,), lambda x: jnp.concatenate([x.reshape(1)] * 3 + [
+        jnp.broadcast_to(x, (2,))] + [x.reshape(1)] * 5 + [jnp.broadcast_to(x, (2,))] * 2 + [
+        x.reshape(1)] * 2 + [jnp.broadcast_to(x, (2,))] * 2 + [x.reshape(1)] + [
+        jnp.broadcast_to(x, (2,))] + [x.reshape(1)]), fast_mode=True)
+
+
+@pytest.mark.parametrize("dtype", BOTH, ids=["f64", "c128"])
+@settings(max_examples=2)
+@given(data=st.data())
+def test_drawn_shapes(dtype, data):
+    """A chain of shape ops on hypothesis-drawn shapes, 0-d to 3-d, sides 1 to 3."""
+    shape = data.draw(shapes(min_dims=0, max_dims=3))
+    x = wgrad.tensor(data.draw(values(dtype, shape)), requires_grad=True)
+
+    def f(x):
+        y = x.reshape(-1).flip(0).roll(1).unsqueeze(0).expand(2, -1).mT
+        return wgrad.cat([y.t(), y.t().flip(1)], 0).repeat(1, 2).narrow(1, 1, x.numel())
+
+    def jf(x):
+        y = jnp.broadcast_to(jnp.roll(jnp.flip(x.reshape(-1), 0), 1)[None], (2, x.size)).T
+        return jnp.tile(jnp.concatenate([y.T, jnp.flip(y.T, 1)], 0), (1, 2))[:, 1:1 + x.size]
+    check_op(f, (x,), jf, fast_mode=True)

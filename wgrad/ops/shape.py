@@ -244,6 +244,8 @@ def movedim(input, source, destination):
         if len(set(ds)) != len(ds):
             raw = [raw] if isinstance(raw, int) else list(raw)
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({raw})")
+    if input.ndim == 0:
+        return _permute(input, dims=())
     order = [d for d in range(input.ndim) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -516,7 +518,8 @@ _flip = Primitive("flip", lambda self, *, dims: jnp.flip(self, dims),
 
 
 def flip(input, dims):
-    return _flip(input, dims=_dims(dims, input.ndim, unique=True))
+    dims = _dims(dims, input.ndim, unique=True)
+    return _flip(input, dims=dims if input.ndim else ())
 
 
 def fliplr(input):
