@@ -470,23 +470,23 @@ def scatter_add(input, dim, index, src):
     return out.reshape(()) if input.ndim == 0 else out
 
 
-def _minmax_masks(self, index, src, result, dim, include_self):
-    # torch's scatter_reduce_backward: ties share the gradient evenly
+def _minmax_masks(self, index, src, result, dim):
+    # torch's scatter_reduce_backward: ties share the gradient evenly, and a self entry
+    # equal to the result counts as a tie even when include_self=False
     self_is = (self == result).to(result.dtype)
-    if not include_self:
-        self_is = _scatter(self_is, _raw(index), 0.0, dim=dim, accumulate=False)
     src_is = (src == _gather(result, _raw(index), dim=dim, squeeze=False)).to(result.dtype)
     count = _scatter_add(self_is, _raw(index), src_is, dim=dim, accumulate=True)
     return self_is, src_is, count
 
 
 def _scatter_minmax_self(grad, self, index, src, result, dim, include_self):
-    self_is, _, count = _minmax_masks(self, index, src, result, dim, include_self)
-    return grad * self_is / count
+    self_is, _, count = _minmax_masks(self, index, src, result, dim)
+    g = grad * self_is / count
+    return g if include_self else _scatter(g, _raw(index), 0.0, dim=dim, accumulate=False)
 
 
 def _scatter_minmax_src(grad, self, index, src, result, dim, include_self):
-    _, src_is, count = _minmax_masks(self, index, src, result, dim, include_self)
+    _, src_is, count = _minmax_masks(self, index, src, result, dim)
     return src_is * _gather(grad / count, _raw(index), dim=dim, squeeze=False)
 
 
