@@ -633,7 +633,7 @@ def masked_select(input, mask):
     tensor([1., 4.])
     """
     if mask.dtype is not D.bool:
-        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     from .shape import broadcast_shapes, expand
     shape = tuple(broadcast_shapes(input.shape, mask.shape))
     x = expand(input, shape) if tuple(input.shape) != shape else input
