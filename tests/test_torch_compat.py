@@ -78,3 +78,13 @@ def test_snippet_matches_pytorch(name):
         results[mod.__name__] = [np.asarray(t.detach().numpy()) for t in ns["out"]]
     for w, t in zip(results["wgrad"], results["torch"]):
         np.testing.assert_allclose(w, t, rtol=1e-10, atol=1e-12)
+
+
+def test_promote_types_table_matches_pytorch():
+    names = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+             "float32", "float64", "complex64", "complex128"]
+    for a in names:
+        for b in names:
+            w = wgrad.promote_types(getattr(wgrad, a), getattr(wgrad, b)).name
+            t = str(torch.promote_types(getattr(torch, a), getattr(torch, b)))
+            assert "torch." + w == t, (a, b)

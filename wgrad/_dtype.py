@@ -145,8 +145,14 @@ def promote_types(a, b):
         elif a.is_complex or b.is_complex:
             real = promote_types(a.to_real(), b.to_real())
             r = complex128 if real in (float64,) else complex64
+        elif a._category != b._category:
+            # torch: the higher category wins and keeps its width (int64 + float32 ->
+            # float32), unlike numpy (float64)
+            r = a if a._category > b._category else b
+        elif "bfloat16" in (a.name, b.name):  # numpy knows no bfloat16
+            other = b if a.name == "bfloat16" else a
+            r = float32 if other.name == "float16" else other
         else:
-            r = from_np(np.promote_types(a.np, b.np)) if "bfloat16" not in (a.name, b.name) \
-                else (a if a._category >= b._category else b)
+            r = from_np(np.promote_types(a.np, b.np))
         _PROMOTE[key] = r
     return r
