@@ -43,8 +43,30 @@ def _mm_other(grad, self):
     return self.mH @ grad
 
 
+# NOTE [Complex matmul on CPU]
+# XLA's CPU backend runs complex GEMMs far slower than real ones (measured here, complex64
+# 1024^2: 177 ms against 69 ms for the 3M form below). On CPU a complex product is
+# therefore computed from real GEMMs: the 4M form (four real products; as accurate as
+# the complex GEMM) and, when every dimension is at least _MM_3M_MIN, the 3M form (three
+# products; about 2x the rounding error of the imaginary part, still a few ulps of the
+# result's scale). tests/ops/test_matmul_fast.py checks both against the plain path.
+_MM_3M_MIN = 512
+
+
+def _complex_matmul_cpu(a, b):
+    ar, ai, br, bi = jnp.real(a), jnp.imag(a), jnp.real(b), jnp.imag(b)
+    if builtins.min(a.shape[-2], a.shape[-1], b.shape[-1]) >= _MM_3M_MIN:
+        t1, t2 = ar @ br, ai @ bi
+        t3 = (ar + ai) @ (br + bi)
+        return jax.lax.complex(t1 - t2, t3 - t1 - t2)
+    return jax.lax.complex(ar @ br - ai @ bi, ar @ bi + ai @ br)
+
+
 def _matmul_fwd(self, other, *, dtype):
-    return jnp.matmul(self.astype(dtype), other.astype(dtype))
+    a, b = self.astype(dtype), other.astype(dtype)
+    if jnp.iscomplexobj(a) and jax.default_backend() == "cpu":
+        return _complex_matmul_cpu(a, b)
+    return jnp.matmul(a, b)
 
 
 # both operands have >= 2 dims; batch dims broadcast (post-processing sums them back)
