@@ -297,3 +297,36 @@ def test_modified_through_view_names_copyslices():
     y[0].mul_(2)
     with pytest.raises(RuntimeError, match="which is output 0 of CopySlices, is at version 1"):
         z.sum().backward()
+
+
+def test_packed_value_does_not_keep_the_original_array_alive():
+    """A pack hook that detaches and copies out must let the original array go (the
+    saved value must not hold the version counter's alias storage)."""
+    import gc
+
+    import jax
+    import numpy as np
+
+    import wgrad
+    from wgrad.autograd.graph import saved_tensors_hooks
+
+    store = {}
+
+    def pack(t):
+        store[len(store)] = np.asarray(t.detach()._data).copy()
+        return len(store) - 1
+
+    x = wgrad.randn(4, 8, dtype=wgrad.complex128, requires_grad=True)
+    gc.collect()
+    before = sum(a.nbytes for a in jax.live_arrays())
+    with saved_tensors_hooks(pack, lambda k: wgrad.tensor(store[k])):
+        y = x
+        for _ in range(5):
+            y = (y * 1.5).tanh()
+        loss = (y.abs() ** 2).sum()
+    del y
+    gc.collect()
+    held = sum(a.nbytes for a in jax.live_arrays()) - before
+    assert held < 4 * 8 * 16 * 2, f"the graph still holds {held} bytes of JAX arrays"
+    loss.backward()
+    assert x.grad is not None and x.grad.shape == x.shape

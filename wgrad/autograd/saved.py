@@ -92,6 +92,9 @@ class SavedTensor:
         self._unpack_hook = unpack
         self._tensor = None
         self._data = None
+        # hooks own the value (no version check): holding the counter would keep a
+        # detach()-alias storage, and so the original array, alive
+        self._vc = None
 
     def register_hooks(self, pack_hook, unpack_hook):
         """Pack this value now with ``pack_hook`` (once) and recover it with
