@@ -18,7 +18,8 @@ _NOT_METHODS = {"complex", "polar", "where", "cat", "concat", "concatenate", "st
                 "vstack", "broadcast_tensors", "broadcast_shapes", "numpy_T", "to", "real",
                 "imag", "getitem", "is_complex", "is_floating_point", "einsum", "atleast_1d",
                 "atleast_2d", "meshgrid", "block_diag", "cartesian_prod", "pad",
-                "conv1d", "conv2d", "tensordot"}
+                "conv1d", "conv2d", "tensordot", "vector_norm", "trapezoid", "var_mean",
+                "std_mean", "chain_matmul", "multi_dot", "softplus"}
 
 
 def _bind_methods():
