@@ -1,0 +1,402 @@
+"""Generate docs/ops.md: every public wgrad op, its dtypes, backward and double backward.
+
+Nothing in the table is declared by hand: each op is *called* on tiny float64 and
+complex128 inputs and checked with wgrad's own ``gradcheck`` / ``gradgradcheck`` (fast
+mode), and its primitives are read off the graph it records. Ops that need special
+arguments have an example call in ``EXAMPLES``; the rest are called on one 2x2 tensor.
+
+Usage::
+
+    python tools/gen_ops_table.py           # rewrite docs/ops.md
+    python tools/gen_ops_table.py --check   # exit 1 if docs/ops.md is stale
+"""
+import importlib
+import os
+import sys
+import warnings
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+
+__all__ = ["SECTIONS", "EXAMPLES", "NOT_PROBED", "generate", "probe", "main"]
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, ROOT)
+
+import numpy as np  # noqa: E402
+
+import wgrad  # noqa: E402
+from wgrad._tensor import Tensor  # noqa: E402
+from wgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from wgrad.ops._primitive import OpNode  # noqa: E402
+
+OUT = os.path.join(ROOT, "docs", "ops.md")
+
+# (title, module): one section per public module, one row per name in its __all__
+SECTIONS = (
+    ("Elementwise", "wgrad.ops.elementwise"),
+    ("Shape", "wgrad.ops.shape"),
+    ("Reductions", "wgrad.ops.reduction"),
+    ("Indexing, scatter/gather, sorting", "wgrad.ops.indexing"),
+    ("Matrix products and matrix functions", "wgrad.ops.linalg"),
+    ("In-place variants", "wgrad.ops.inplace"),
+    ("Convolutions", "wgrad.ops.conv"),
+    ("`wgrad.fft`", "wgrad.fft"),
+    ("`wgrad.linalg`", "wgrad.linalg"),
+    ("`wgrad.nn.functional`", "wgrad.nn.functional"),
+)
+THREADS = int(os.environ.get("WGRAD_OPS_THREADS", "4"))
+DTYPES = (("f64", "float64"), ("c128", "complex128"))
+
+
+# ======================================================================================
+# Example calls
+# ======================================================================================
+
+class Ex:
+    """How to call an op: the leaf inputs (shapes, or ``(shape, lo, hi)`` for a value
+    range; every leaf has the probed dtype and requires grad), ``pre`` (a differentiable
+    preparation of the leaves, e.g. making a matrix Hermitian), ``call(op, *prepared)``
+    and ``post`` (a function of the outputs that is checked instead of them, e.g. a
+    gauge-invariant one). Nodes recorded by ``pre`` and ``post`` are not listed as the
+    op's primitives."""
+
+    def __init__(self, *inputs, call=None, pre=None, post=None, note=""):
+        self.inputs = inputs or ((2, 2),)
+        self.call = call or (lambda f, *xs: f(*xs))
+        self.pre = pre or (lambda *xs: xs)
+        self.post = post or (lambda *outs: outs)
+        self.note = note
+
+    def leaves(self, rng, dtype):
+        out = []
+        for spec in self.inputs:
+            shape, lo, hi = spec if len(spec) == 3 and isinstance(spec[0], tuple) \
+                else (spec, 0.2, 0.9)
+            v = rng.uniform(lo, hi, shape)
+            if dtype == "complex128":
+                v = v + 1j * rng.uniform(lo, hi, shape)
+            out.append(wgrad.tensor(v, dtype=getattr(wgrad, dtype), requires_grad=True))
+        return out
+
+    def inplace(self):
+        """The same call on a clone of the first input (an in-place op needs a non-leaf)."""
+        return Ex(*self.inputs, call=self.call, post=self.post, note=self.note,
+                  pre=lambda *xs: (lambda ys: (ys[0].clone(),) + tuple(ys[1:]))(self.pre(*xs)))
+
+
+def _i(*v):
+    return wgrad.tensor(list(v), dtype=wgrad.int64)
+
+
+def _mask():
+    return wgrad.tensor([[True, False], [False, True]])
+
+
+def _well_conditioned(a):
+    return (a + 2 * wgrad.eye(2, dtype=a.dtype),)
+
+
+def _hermitian(a):
+    return (a + a.mH,)
+
+
+def _hpd(a):
+    return (a @ a.mH + wgrad.eye(2, dtype=a.dtype),)
+
+
+def _abs2(t):
+    return t * t.conj()
+
+
+def _gauge_free(values, vectors):
+    return values, _abs2(vectors)
+
+
+S = (2, 2)
+UNARY = Ex(S)
+BINARY = Ex(S, S)
+DIVISOR = Ex(S, ((2, 2), 1.1, 1.5))  # x / y in (0.13, 0.82): away from integer jumps
+VECS = Ex((2,), (2,))
+LIST2 = Ex(S, S, call=lambda f, a, b: f([a, b]))
+ROW_SRC = Ex(S, (1, 2), call=lambda f, x, s: f(x, 0, _i(1), s))
+SCATTER_SRC = Ex(S, (1, 2), call=lambda f, x, s: f(x, 0, _i([1, 0]), s))
+WELL = Ex(S, pre=_well_conditioned)
+GAUGE = "probed through (values, V * V.conj()), which is gauge-invariant"
+
+# by name; "module:name" overrides a name in one module
+EXAMPLES = {
+    # elementwise
+    **{n: BINARY for n in ("add", "sub", "mul", "div", "true_divide", "pow", "atan2", "hypot",
+                           "complex", "polar", "maximum", "minimum", "eq", "ne", "lt", "le",
+                           "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
+                           "logical_and", "logical_or", "logical_xor", "logaddexp", "kron")},
+    "floor_divide": DIVISOR, "remainder": DIVISOR,
+    "lerp": Ex(S, S, S), "addcmul": Ex(S, S, S), "addcdiv": Ex(S, S, ((2, 2), 1.1, 1.5)),
+    "where": Ex(S, S, call=lambda f, x, y: f(_mask(), x, y)),
+    "clamp": Ex(S, call=lambda f, x: f(x, 0.4, 0.7)),
+    "clip": Ex(S, call=lambda f, x: f(x, 0.4, 0.7)),
+    "masked_fill": Ex(S, call=lambda f, x: f(x, _mask(), 0.5)),
+    # shape
+    "reshape": Ex(S, call=lambda f, x: f(x, 4)),
+    "view": Ex(S, call=lambda f, x: f(x, 4)),
+    "unflatten": Ex(S, call=lambda f, x: f(x, 1, (2, 1))),
+    **{n: Ex(S, call=lambda f, x: f(x, 0, 1))
+       for n in ("transpose", "swapaxes", "swapdims", "movedim", "moveaxis")},
+    "permute": Ex(S, call=lambda f, x: f(x, 1, 0)),
+    "squeeze": Ex((2, 1)),
+    "unsqueeze": Ex(S, call=lambda f, x: f(x, 0)),
+    "expand": Ex(S, call=lambda f, x: f(x, 3, 2, 2)),
+    "expand_as": Ex(S, call=lambda f, x: f(x, wgrad.zeros(3, 2, 2))),
+    "broadcast_to": Ex(S, call=lambda f, x: f(x, (3, 2, 2))),
+    "broadcast_tensors": Ex(S, (2, 1)),
+    **{n: LIST2 for n in ("cat", "concat", "concatenate", "stack", "hstack", "vstack")},
+    "split": Ex(S, call=lambda f, x: f(x, 1)),
+    "chunk": Ex(S, call=lambda f, x: f(x, 2)),
+    "flip": Ex(S, call=lambda f, x: f(x, (0,))),
+    "roll": Ex(S, call=lambda f, x: f(x, 1, 0)),
+    "repeat": Ex(S, call=lambda f, x: f(x, 2, 1)),
+    "tile": Ex(S, call=lambda f, x: f(x, (2,))),
+    "to": Ex(S, call=lambda f, x: f(x, wgrad.complex128)),
+    "sum_to_size": Ex(S, call=lambda f, x: f(x, 1, 2)),
+    "narrow": Ex(S, call=lambda f, x: f(x, 0, 0, 1)),
+    "select": Ex(S, call=lambda f, x: f(x, 0, 1)),
+    "view_as": Ex(S, call=lambda f, x: f(x, wgrad.zeros(4))),
+    "reshape_as": Ex(S, call=lambda f, x: f(x, wgrad.zeros(4))),
+    "atleast_1d": Ex(()),
+    "atleast_2d": Ex((2,)),
+    "pad": Ex(S, call=lambda f, x: f(x, (1, 1))),
+    # reductions
+    "logsumexp": Ex(S, call=lambda f, x: f(x, 1)),
+    "cumsum": Ex(S, call=lambda f, x: f(x, 1)),
+    "cumprod": Ex(S, call=lambda f, x: f(x, 1)),
+    # indexing
+    "getitem": Ex(S, call=lambda f, x: f(x, (slice(None), 1))),
+    "index_put": Ex(S, (2,), call=lambda f, x, v: f(x, (_i(0),), v)),
+    "index_select": Ex(S, call=lambda f, x: f(x, 0, _i(1, 0))),
+    "index_add": ROW_SRC, "index_copy": ROW_SRC,
+    "gather": Ex(S, call=lambda f, x: f(x, 1, _i([0, 0], [1, 0]))),
+    "take_along_dim": Ex(S, call=lambda f, x: f(x, _i([0, 1], [1, 0]), 1)),
+    "take": Ex(S, call=lambda f, x: f(x, _i(0, 3))),
+    "put": Ex(S, (2,), call=lambda f, x, s: f(x, _i(0, 3), s)),
+    "scatter": SCATTER_SRC, "scatter_add": SCATTER_SRC,
+    "scatter_reduce": Ex(S, (1, 2), call=lambda f, x, s: f(x, 0, _i([1, 0]), s, "sum")),
+    "masked_select": Ex(S, call=lambda f, x: f(x, _mask())),
+    "masked_scatter": Ex(S, (4,), call=lambda f, x, s: f(x, _mask(), s)),
+    "unfold": Ex((4,), call=lambda f, x: f(x, 0, 2, 1)),
+    "topk": Ex(S, call=lambda f, x: f(x, 1)),
+    "kthvalue": Ex(S, call=lambda f, x: f(x, 1)),
+    # in-place only
+    "copy_": BINARY,
+    "fill_": Ex(S, call=lambda f, x: f(x, 0.5)),
+    # matrix products and functions
+    **{n: BINARY for n in ("matmul", "mm", "inner", "vecdot")},
+    **{n: VECS for n in ("dot", "vdot", "outer", "ger")},
+    "bmm": Ex((2, 2, 2), (2, 2, 2)),
+    "einsum": Ex(S, S, call=lambda f, a, b: f("ij,jk->ik", a, b)),
+    "tensordot": Ex(S, S, call=lambda f, a, b: f(a, b, dims=1)),
+    **{n: WELL for n in ("det", "logdet", "slogdet", "inverse", "inv")},
+    "matrix_power": Ex(S, call=lambda f, a: f(a, 3)),
+    "chain_matmul": Ex(S, S, S),
+    "multi_dot": Ex(S, S, S, call=lambda f, a, b, c: f([a, b, c])),
+    "solve": Ex(S, S, pre=lambda a, b: _well_conditioned(a) + (b,)),
+    "lstsq": Ex(S, S, pre=lambda a, b: _well_conditioned(a) + (b,),
+                call=lambda f, a, b: f(a, b)[0]),
+    "eigh": Ex(S, pre=_hermitian, post=_gauge_free, note=GAUGE),
+    "eigvalsh": Ex(S, pre=_hermitian),
+    "eig": Ex(S, post=_gauge_free, note=GAUGE),
+    "svd": Ex(S, call=lambda f, a: f(a, full_matrices=False),
+              post=lambda u, s, vh: (_abs2(u), s, _abs2(vh)),
+              note="probed through (U * U.conj(), S, Vh * Vh.conj()), which is gauge-invariant"),
+    "cholesky": Ex(S, pre=_hpd),
+    "cross": Ex((2, 3), (2, 3)),
+    # convolutions
+    "conv1d": Ex((1, 1, 4), (1, 1, 2), (1,)),
+    "conv2d": Ex((1, 1, 3, 3), (1, 1, 2, 2), (1,)),
+}
+
+# names that are not tensor ops: shown, never called
+NOT_PROBED = {
+    "broadcast_shapes": "takes shapes, not tensors",
+    "fftfreq": "creation function (no tensor input)",
+    "rfftfreq": "creation function (no tensor input)",
+    "LinAlgError": "exception class",
+}
+
+
+def example(module, name):
+    ex = EXAMPLES.get(f"{module}:{name}") or EXAMPLES.get(name)
+    if ex is None and module == "wgrad.ops.inplace" and name.endswith("_"):
+        return (EXAMPLES.get(name[:-1]) or UNARY).inplace()
+    if ex is not None and module == "wgrad.ops.inplace":
+        return ex.inplace()
+    return ex or UNARY
+
+
+# ======================================================================================
+# Probing
+# ======================================================================================
+
+def _tuple(x):
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _nodes(tensors):
+    seen, stack = {}, [t.grad_fn for t in tensors if isinstance(t, Tensor) and t.grad_fn]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen[id(n)] = n
+        stack.extend(fn for fn, _ in n.next_functions if fn is not None)
+    return seen
+
+
+def _failure(e):
+    return "gradcheck mismatch" if isinstance(e, GradcheckError) else type(e).__name__
+
+
+def probe(f, ex, dtype, seed):
+    """One (op, dtype) probe: {"fwd": error or None, "diff": bool, "bwd"/"bwd2": error or
+    None (absent when not reached), "prims": set of primitive names}."""
+    rng = np.random.default_rng(seed)
+    leaves = ex.leaves(rng, dtype)
+
+    def func(*xs):
+        return _tuple(ex.post(*_tuple(ex.call(f, *ex.pre(*xs)))))
+
+    res = {"prims": set()}
+    try:
+        xs = ex.pre(*leaves)
+        before = _nodes(xs)
+        outs = _tuple(ex.call(f, *xs))
+        ex.post(*outs)
+    except Exception as e:  # noqa: BLE001  (the probe reports whatever the op raises)
+        res["fwd"] = type(e).__name__
+        return res
+    res["fwd"] = None
+    for k, n in _nodes(outs).items():
+        if k not in before and type(n).__name__ != "AccumulateGrad":
+            res["prims"].add(n.prim.name if isinstance(n, OpNode) else n.name())
+    res["diff"] = any(isinstance(o, Tensor) and o.requires_grad for o in outs)
+    if not res["diff"]:
+        return res
+    for key, check in (("bwd", gradcheck), ("bwd2", gradgradcheck)):
+        try:
+            check(func, tuple(leaves), fast_mode=True)
+        except Exception as e:  # noqa: BLE001
+            res[key] = _failure(e)
+            return res
+        res[key] = None
+    return res
+
+
+_MEMO = {}
+
+
+def _row(module, name):
+    if name in NOT_PROBED:
+        return f"| `{name}` | not probed | not probed | — | — | — | {NOT_PROBED[name]} |"
+    f = getattr(importlib.import_module(module), name)
+    ex = example(module, name)
+    key = (f, ex)  # a name re-exported by another module is probed once
+    results = _MEMO.get(key)
+    if results is None:
+        results = _MEMO[key] = {short: probe(f, ex, dt, zlib.crc32(f"{name}:{dt}".encode()))
+                                for short, dt in DTYPES}
+    cells, notes = [], []
+    for short, _ in DTYPES:
+        r = results[short]
+        cells.append("✓" if r["fwd"] is None else "✗")
+        if r["fwd"] is not None:
+            notes.append(f"{short}: {r['fwd']}")
+    fwd_ok = [s for s, _ in DTYPES if results[s]["fwd"] is None]
+    diff = [s for s in fwd_ok if results[s]["diff"]]
+    if not fwd_ok:
+        bwd = bwd2 = "—"
+    elif not diff:
+        bwd = bwd2 = "n/a"
+        notes.append("output not differentiable (integer/bool)")
+    else:
+        bwd = ", ".join(s for s in diff if results[s].get("bwd", "x") is None) or "—"
+        bwd2 = ", ".join(s for s in diff if results[s].get("bwd2", "x") is None) or "—"
+        for s in diff:
+            r = results[s]
+            if r["bwd"] is not None:
+                notes.append(f"{s} backward: {r['bwd']}")
+            elif r["bwd2"] is not None:
+                notes.append(f"{s} double backward: {r['bwd2']}")
+    if ex.note:
+        notes.append(ex.note)
+    prims = sorted(set().union(*(r["prims"] for r in results.values())))
+    prims = ", ".join(f"`{p}`" for p in prims) or "—"
+    return (f"| `{name}` | {cells[0]} | {cells[1]} | {bwd} | {bwd2} | {prims} | "
+            f"{'; '.join(notes)} |")
+
+
+HEADER = """\
+# Ops
+
+<!-- Generated by tools/gen_ops_table.py; do not edit by hand. Regenerate with
+     `python tools/gen_ops_table.py` (tests/test_ops_table.py checks it is current). -->
+
+Every public op of wgrad, one section per module and one row per name in the module's
+`__all__`. Nothing here is declared by hand: the generator **calls** each op and records
+what happened.
+
+- **float64 / complex128**: ✓ when the forward accepts inputs of that dtype (2×2 tensors,
+  or the small example call in `EXAMPLES` of the generator), ✗ when it raises (the
+  exception type is in the notes; for most ✗ entries torch raises too).
+- **backward**: the dtypes for which `wgrad.autograd.gradcheck(..., fast_mode=True)`
+  passes at that point: the vector-Jacobian product of a random output direction matches
+  central finite differences along a random input direction (numerical Wirtinger
+  derivatives for complex inputs and outputs).
+- **double backward**: the dtypes for which `gradgradcheck(..., fast_mode=True)` passes:
+  the gradient computed with `create_graph=True` is itself checked the same way, with
+  respect to the inputs and the incoming gradient.
+- **n/a**: the op's outputs are integer or bool (never recorded); — : nothing passed,
+  or the forward failed for both dtypes.
+- **primitives**: the `Primitive`s (or other nodes) the call records, read off the graph.
+- In-place variants are probed on a clone of the input, since an in-place op on a leaf
+  that requires grad is an error.
+
+The points are random but fixed (seeded by the op's name), inside the op's domain and away
+from kinks and branch cuts; a ✓ says the op works at such a point, not that every edge case
+(ties, zeros, singular matrices) is covered: the op tests in `tests/ops/` do that.
+Decompositions whose vectors are defined up to a phase (eigh, eig, svd) are probed through a
+gauge-invariant function of their outputs, as the notes say.
+"""
+
+TABLE_HEAD = ("| op | float64 | complex128 | backward | double backward | primitives | notes |\n"
+              "|---|---|---|---|---|---|---|")
+
+
+def generate():
+    """The text of docs/ops.md."""
+    parts = [HEADER]
+    _MEMO.clear()
+    with warnings.catch_warnings(), ThreadPoolExecutor(THREADS) as pool:
+        warnings.simplefilter("ignore")
+        for title, module in SECTIONS:
+            names = importlib.import_module(module).__all__
+            parts.append(f"\n## {title}\n\nModule `{module}`.\n\n{TABLE_HEAD}")
+            parts.extend(pool.map(lambda n: _row(module, n), names))
+    return "\n".join(parts) + "\n"
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    text = generate()
+    if "--check" in argv:
+        with open(OUT, encoding="utf-8") as fh:
+            if fh.read() != text:
+                print("docs/ops.md is stale: run `python tools/gen_ops_table.py`")
+                return 1
+        return 0
+    with open(OUT, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
