@@ -9,6 +9,10 @@ Usage::
 
     python tools/gen_ops_table.py           # rewrite docs/ops.md
     python tools/gen_ops_table.py --check   # exit 1 if docs/ops.md is stale
+
+Rows are probed on ``WGRAD_OPS_THREADS`` threads (default 4): the time is almost all XLA
+compilation, which runs outside the GIL. Each probe is seeded by the op's name, so the
+output does not depend on the order or the thread count.
 """
 import importlib
 import os
@@ -356,7 +360,8 @@ what happened.
   respect to the inputs and the incoming gradient.
 - **n/a**: the op's outputs are integer or bool (never recorded); — : nothing passed,
   or the forward failed for both dtypes.
-- **primitives**: the `Primitive`s (or other nodes) the call records, read off the graph.
+- **primitives**: the `Primitive`s (or other nodes) the call records, read off the graph;
+  — when it records none (it returns its input, or its output is not differentiable).
 - In-place variants are probed on a clone of the input, since an in-place op on a leaf
   that requires grad is an error.
 
