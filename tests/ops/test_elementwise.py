@@ -222,3 +222,15 @@ def test_type_promotion_matches_torch():
     assert (f32 + wgrad.tensor(1.0, dtype=wgrad.float64)).dtype is wgrad.float32
     assert (wgrad.ones(2, dtype=wgrad.float64) * 1j).dtype is wgrad.complex128
     assert (f32 + wgrad.ones(2, dtype=wgrad.complex128)).dtype is wgrad.complex128
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda z: wgrad.softplus(z), '"softplus_cpu" not implemented for \'ComplexDouble\''),
+    (lambda z: wgrad.atan2(z, z), '"atan2_cpu" not implemented for \'ComplexDouble\''),
+    (lambda z: wgrad.erf(z), '"erf_vml_cpu" not implemented for \'ComplexDouble\''),
+    (lambda z: wgrad.floor(z), "floor is not supported for complex inputs"),
+])
+def test_real_only_ops_reject_complex_as_torch(call, msg):
+    z = wgrad.ones(2, dtype=wgrad.complex128)
+    with pytest.raises(NotImplementedError, match=msg):
+        call(z)

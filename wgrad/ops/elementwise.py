@@ -235,8 +235,13 @@ cosh = _unary("cosh", jnp.cosh, lambda grad, self: grad * self.sinh().conj())
 tanh = _unary("tanh", jnp.tanh, lambda grad, result: grad * (1 - result * result).conj())
 sigmoid = _unary("sigmoid", jax.nn.sigmoid,
                  lambda grad, result: grad * (result * (1 - result)).conj())
-erf = _unary("erf", jax.scipy.special.erf,
-             lambda grad, self: grad * (2 / math.sqrt(math.pi)) * (-self * self).exp())
+_erf = _unary("erf", jax.scipy.special.erf,
+              lambda grad, self: grad * (2 / math.sqrt(math.pi)) * (-self * self).exp())
+
+
+def erf(input):
+    _real_only("erf_vml_cpu", input)
+    return _erf(input)
 deg2rad = _unary("deg2rad", jnp.deg2rad, lambda grad: grad * (math.pi / 180))
 rad2deg = _unary("rad2deg", jnp.rad2deg, lambda grad: grad * (180 / math.pi))
 
@@ -259,7 +264,15 @@ _softplus = Primitive(
         self * beta > threshold, grad, grad * (self * beta).sigmoid()))
 
 
+def _real_only(name, *tensors):
+    for t in tensors:
+        if isinstance(t, Tensor) and t.is_complex():
+            kind = "ComplexDouble" if t.dtype is D.complex128 else "ComplexFloat"
+            raise NotImplementedError(f'"{name}" not implemented for \'{kind}\'')
+
+
 def softplus(input, beta=1.0, threshold=20.0):
+    _real_only("softplus_cpu", input)
     return _softplus(input, beta=beta, threshold=threshold)
 
 
@@ -509,6 +522,7 @@ _atan2 = Primitive(
 
 
 def atan2(input, other):
+    _real_only("atan2_cpu", input, other)
     return _binary(_atan2, input, other, float_dtype(result_type(input, other)))
 
 
@@ -589,7 +603,7 @@ def _rounding(name, fn):
 
     def op(input):
         if input.is_complex():
-            raise RuntimeError(f"{name} is not supported for complex inputs")
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
         return prim(input)
     op.__name__ = name
     return op
