@@ -398,8 +398,6 @@ class Engine:
         if len(outputs) != n:
             raise RuntimeError(f"Function {node.name()} returned an incorrect number of "
                                f"gradients (expected {n}, got {len(outputs)})")
-        if node._input_meta is not None:
-            outputs = _validate_outputs(node, outputs)
         if node._post_hooks:
             outputs = node._run_post_hooks(outputs, inputs)
         return outputs
@@ -465,28 +463,6 @@ class Engine:
 def _num_inputs(node):
     n = getattr(node, "num_outputs", None)
     return n if n is not None else 1
-
-
-def _validate_outputs(node, outputs):
-    outputs = list(outputs)
-    for i, (g, meta) in enumerate(zip(outputs, node._input_meta)):
-        if g is None or meta is None:
-            continue
-        shape, dtype = meta
-        if tuple(g.shape) != tuple(shape):
-            try:
-                g = g._sum_to(shape)
-            except Exception:
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(g.shape)} but expected shape compatible with {list(shape)}"
-                ) from None
-        if g.dtype is not dtype:
-            if g.dtype.is_complex and not dtype.is_complex:
-                g = g.real
-            g = g.to(dtype)
-        outputs[i] = g
-    return outputs
 
 
 # -- devices ------------------------------------------------------------------------------

@@ -133,7 +133,8 @@ class BackwardCFunction(Node, FunctionCtx):
             if r is not None and not isinstance(r, Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
             out.append(r)
-        return out
+        from ..ops._primitive import _post  # the same post-processing as every op's node
+        return [_post(r, m, self, i) for i, (r, m) in enumerate(zip(out, self._in_meta))]
 
 
 def _zeros(meta):
@@ -278,7 +279,8 @@ def _wrap_outputs(ctx, args, output, executable):
     ctx._out_meta = tuple(meta)
     ctx.num_outputs = len(outs)
     if executable:
-        ctx._input_meta = tuple((a.shape, a.dtype) for a in args if isinstance(a, Tensor))
+        ctx._in_meta = tuple((a._data.shape, a._data.dtype) for a in args
+                             if isinstance(a, Tensor))
         if ctx.to_save is not None:
             out_ids = {id(o) for o in outs if isinstance(o, Tensor) and o._grad_fn is ctx}
             ctx._saved = tuple(SavedTensor(t, is_output=t is not None and id(t) in out_ids)

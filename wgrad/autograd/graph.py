@@ -164,7 +164,6 @@ class Node:
     def release_variables(self):
         """Free saved values (called by the engine when retain_graph is False)."""
 
-    _input_meta = None  # per input: (shape, dtype) checked by the engine, or None
 
 
 def _check_hook_result(node, r, n, what):

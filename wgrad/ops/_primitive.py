@@ -252,8 +252,9 @@ def _missing(prim, name):
                               f"for input '{name}'.")
 
 
-def _post(g, meta):
-    """NOTE [Gradient post-processing]."""
+def _post(g, meta, node=None, index=0):
+    """NOTE [Gradient post-processing]. ``node``/``index`` name a user-written backward
+    (a custom Function) in torch's error for a gradient of the wrong shape."""
     if g is None:
         return None
     shape, dt = meta
@@ -261,7 +262,14 @@ def _post(g, meta):
         g = _make(jnp.asarray(g))
     d = g._data
     if d.shape != shape:
-        g = g._sum_to(shape)
+        try:
+            g = g._sum_to(shape)
+        except Exception:
+            if node is None:
+                raise
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"{list(d.shape)} but expected shape compatible with {list(shape)}") from None
     if d.dtype != dt:
         if d.dtype.kind == "c" and dt.kind != "c":
             g = g.real
