@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor, _make
+from .ops.shape import _shape_arg as _size
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm",
@@ -98,12 +99,6 @@ def from_numpy(ndarray):
 def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
     return tensor(s, dtype=dtype or D.get_default_dtype(), device=device,
                   requires_grad=requires_grad)
-
-
-def _size(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = size[0]
-    return tuple(int(s) for s in size)
 
 
 def _dt(dtype, default=None):
