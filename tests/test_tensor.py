@@ -102,6 +102,14 @@ def test_dunders_including_reflected():
     assert len(x) == 2 and [v.item() for v in x] == [1.0, 2.0]
 
 
+def _run_python(code, **env):
+    """Run ``code`` in a fresh interpreter (import-time settings) and return its result."""
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, **env),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out
+
+
 def test_x64_opt_out_raises_clearly():
     code = ("import wgrad\n"
             "assert wgrad.tensor([1.0, 2.0]).dtype is wgrad.float32\n"
@@ -110,10 +118,7 @@ def test_x64_opt_out_raises_clearly():
             "    wgrad.zeros(2, dtype=wgrad.float64)\n"
             "except RuntimeError as e:\n"
             "    print(e)\n")
-    env = dict(os.environ, WGRAD_DISABLE_X64="1")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
+    out = _run_python(code, WGRAD_DISABLE_X64="1")
     assert "wgrad.float64 is unavailable: WGRAD_DISABLE_X64 is set" in out.stdout
 
 
@@ -122,8 +127,5 @@ def test_like_functions_keep_the_device():
             "x = wgrad.ones(2).to('cpu:1')\n"
             "print(x.device, wgrad.ones_like(x).device, wgrad.zeros_like(wgrad.ones(2)).device,"
             " wgrad.full_like(x, 2.0).device)\n")
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
+    out = _run_python(code, XLA_FLAGS="--xla_force_host_platform_device_count=2")
     assert out.stdout.split() == ["cpu:1", "cpu:1", "cpu", "cpu:1"]
