@@ -58,6 +58,8 @@ UNARY = [
      (-2, 2), [-0.5, 0.7]),
     ("masked_fill", lambda x: wgrad.masked_fill(x, _alternate(x.shape), 2.0), None, BOTH,
      (-2, 2), None),
+    ("pow_int", lambda x: x ** 3, lambda x: x ** 3, BOTH, (-2, 2), None),
+    ("pow_neg_int", lambda x: x ** -2, lambda x: x ** -2, BOTH, (0.3, 2), None),
     ("pow_scalar", lambda x: x ** 2.5, lambda x: x ** 2.5, BOTH, (0.3, 2), None),
     ("pow_complex_exp", lambda x: x ** (1.5 + 0.5j), lambda x: x ** (1.5 + 0.5j), (C128,),
      (0.3, 2), None),
@@ -180,6 +182,30 @@ def test_pow_at_zero_base():
     z = wgrad.tensor([0.0, 1.0], dtype=wgrad.float64, requires_grad=True)
     (z ** 0).sum().backward()
     assert z.grad.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype", BOTH, ids=["f64", "c128"])
+@pytest.mark.parametrize("p", [-3, -1, 0, 1, 2, 5, 2.0])
+def test_integer_power_fast_path_matches_general_power(dtype, p):
+    # NOTE [Integer powers]: x ** <int> is lax.integer_pow; a tensor exponent takes the
+    # general power. Values, gradients and second derivatives must agree.
+    x0 = (np.linspace(0.4, 1.7, 6) * (1 + 0.5j if dtype is C128 else 1)).astype(dtype)
+    x1 = wgrad.tensor(x0, requires_grad=True)
+    x2 = wgrad.tensor(x0, requires_grad=True)
+    y1 = x1 ** p
+    y2 = x2 ** wgrad.tensor(float(p), dtype=wgrad.float64)
+    assert y1.grad_fn.name() == "PowBackward0" and y2.grad_fn.name() == "PowBackward1"
+    np.testing.assert_allclose(y1.detach().numpy(), y2.detach().numpy(), rtol=1e-12)
+    v = wgrad.tensor((np.arange(1, 7) * (1 - 2j if dtype is C128 else 1)).astype(dtype))
+    (g1,) = wgrad.autograd.grad(y1, x1, v, create_graph=True)
+    (g2,) = wgrad.autograd.grad(y2, x2, v, create_graph=True)
+    np.testing.assert_allclose(g1.detach().numpy(), g2.detach().numpy(), rtol=1e-12)
+    if p == 0:  # a constant: its gradient does not depend on x (torch: zeros_like(x))
+        assert not g1.requires_grad and not g1.abs().sum().item()
+        return
+    (h1,) = wgrad.autograd.grad(g1.abs().sum(), x1)
+    (h2,) = wgrad.autograd.grad(g2.abs().sum(), x2)
+    np.testing.assert_allclose(h1.numpy(), h2.numpy(), rtol=1e-10)
 
 
 def test_holomorphic_gradient_is_conjugate_of_jax_grad():

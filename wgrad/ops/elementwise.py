@@ -170,9 +170,28 @@ def _log(x):
     return x.log() if isinstance(x, Tensor) else log(_make(jnp.asarray(x)))
 
 
-_pow = Primitive(
-    "pow", lambda self, exponent, *, dtype: jnp.power(_c(self, dtype), _c(exponent, dtype)),
-    self=_pow_self, exponent=_pow_exponent)
+def _pow_fwd(self, exponent, *, dtype):
+    return jnp.power(_c(self, dtype), _c(exponent, dtype))
+
+
+_pow = Primitive("pow", _pow_fwd, node_name="PowBackward1",
+                 self=_pow_self, exponent=_pow_exponent)
+_pow_scalar = Primitive("pow", _pow_fwd, node_name="PowBackward0", self=_pow_self)
+_rpow = Primitive("pow", _pow_fwd, node_name="PowBackward2",
+                  self=_pow_self, exponent=_pow_exponent)
+
+# NOTE [Integer powers]
+# ``x ** 2`` with a Python number is torch's PowBackward0: the exponent is a static
+# attribute, so an integral one lowers to repeated multiplication (lax.integer_pow)
+# instead of the exp/log of a general power: about 6x faster on complex64[128, 128] on
+# CPU, and exact for complex bases. Only integral exponents of modest size take this
+# path: each distinct value is its own compiled kernel.
+_MAX_STATIC_EXPONENT = 64
+_pow_int = Primitive(
+    "pow", lambda self, *, dtype, exponent: jax.lax.integer_pow(_c(self, dtype), exponent),
+    node_name="PowBackward0",
+    self=lambda grad, self, exponent: (
+        grad * (exponent * self.pow(exponent - 1)).conj() if exponent else grad * 0))
 
 
 def pow(input, exponent):
@@ -180,7 +199,12 @@ def pow(input, exponent):
     d = result_type(input, exponent)
     if not isinstance(input, Tensor):
         input = _make(jnp.asarray(input, d.np))
-    return _binary(_pow, input, exponent, d)
+        return _binary(_rpow, input, exponent, d)
+    if (isinstance(exponent, (int, float)) and not isinstance(exponent, bool)
+            and (d.is_floating_point or d.is_complex) and float(exponent).is_integer()
+            and builtins.abs(exponent) <= _MAX_STATIC_EXPONENT):
+        return _pow_int(input, dtype=d.np, exponent=int(exponent))
+    return _binary(_pow if isinstance(exponent, Tensor) else _pow_scalar, input, exponent, d)
 
 
 def square(input):
