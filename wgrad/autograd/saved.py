@@ -114,6 +114,12 @@ class SavedTensor:
     def unpack(self, node=None):
         if self._released:
             raise RuntimeError(ERR_BACKWARD_TWICE)
+        if self._unpack_hook is None and not self._is_none:  # the common case first
+            if self._vc.v != self._version:
+                self._raise_version(node)
+            if self._is_output:
+                return _make(self._data, node, self._output_nr)
+            return self._tensor
         if self._is_none:
             return None
         from .._tensor import Tensor
@@ -170,3 +176,10 @@ def _torch_type_name(d):
             "complex64": "torch.ComplexFloatTensor", "complex128": "torch.ComplexDoubleTensor",
             "int64": "torch.LongTensor", "int32": "torch.IntTensor",
             "bool": "torch.BoolTensor", "float16": "torch.HalfTensor"}.get(d.name, d.name)
+
+
+def _make(data, grad_fn, output_nr):
+    from .._tensor import Tensor
+    global _make
+    _make = Tensor._make  # bound on first use: _tensor imports this module
+    return _make(data, grad_fn, output_nr)

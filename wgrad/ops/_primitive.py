@@ -22,6 +22,7 @@ import functools
 import inspect
 
 import jax
+import jax.extend.core as _jex_core
 import jax.numpy as jnp
 
 from .._tensor import Tensor, _make
@@ -33,6 +34,7 @@ from ..autograd.saved import SavedTensor
 __all__ = ["Primitive", "OpNode", "primitive"]
 
 _DIFF_KINDS = ("f", "c")
+_VARIADIC, _RESULT, _RESULTS = -1, -2, -3  # NOTE [Recording cost]: where a saved value is
 _ERR_INFERENCE = ("Inference tensors cannot be saved for backward. Please do not use Tensors "
                   "created in inference mode in computation tracked by autograd. To work "
                   "around this, you can make a clone to get a normal tensor and use it in "
@@ -109,16 +111,39 @@ class Primitive:
             return _mark_view(self, args, akey, _make(out)) if self.view else _make(out)
         return tuple(_make(o) for o in out)
 
+    # NOTE [Recording cost]
+    # _record runs once per differentiable op in eager code, so it is written for speed:
+    # plain loops instead of generator expressions, the list of values to save computed
+    # once per (primitive, which inputs need grad), and the single-output case apart.
     def _record(self, args, akey, attrs, out):
-        needs = tuple(isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None)
-                      for a in args)
-        outs = (out,) if self.nout == 1 else tuple(out)
-        diff_out = [i not in self.nondiff_outputs and o.dtype.kind in _DIFF_KINDS
-                    for i, o in enumerate(outs)]
-        if not any(diff_out):
-            return _make(out) if self.nout == 1 else tuple(_make(o) for o in outs)
-        node = OpNode(tuple(a._gradient_edge() if n else (None, 0)
-                            for a, n in zip(args, needs)))
+        needs = []
+        edges = []
+        in_meta = []
+        for a in args:
+            if isinstance(a, Tensor):
+                d = a._data
+                in_meta.append((d.shape, d.dtype))
+                if a._requires_grad or a._grad_fn is not None:
+                    needs.append(True)
+                    edges.append(a._gradient_edge())
+                    continue
+            else:
+                in_meta.append(None)
+            needs.append(False)
+            edges.append((None, 0))
+        needs = tuple(needs)
+        single = self.nout == 1
+        if single:
+            if self.nondiff_outputs or out.dtype.kind not in _DIFF_KINDS:
+                return _make(out)
+            outs = None
+        else:
+            outs = tuple(out)
+            diff_out = [i not in self.nondiff_outputs and o.dtype.kind in _DIFF_KINDS
+                        for i, o in enumerate(outs)]
+            if not any(diff_out):
+                return tuple(_make(o) for o in outs)
+        node = OpNode(tuple(edges))
         if _anomaly._state.enabled:  # NOTE [Anomaly mode]
             _anomaly._record_forward(node)
         node.prim = self
@@ -126,29 +151,52 @@ class Primitive:
         node.akey = akey
         node.needs = needs
         node.num_outputs = self.nout
-        node.in_meta = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
-                             for a in args)
-        node.out_meta = tuple((o.shape, o.dtype) for o in outs) if self.nout > 1 else None
-        saves = self._saves_cache.get(needs)
-        if saves is None:
-            saves = self._saves_cache[needs] = self._names_to_save(needs)
+        node.in_meta = tuple(in_meta)
+        plan = self._saves_cache.get(needs)
+        if plan is None:
+            plan = self._saves_cache[needs] = self._save_plan(needs)
         saved = {}
-        for name in saves:
-            if name == "result" or name == "results":
-                continue
-            if self.variadic and name == self.inputs[0]:
-                saved[name] = tuple(_save(a) for a in args)
-            else:
-                a = args[self.inputs.index(name)]
+        for name, i in plan:
+            if i >= 0:
+                a = args[i]
                 saved[name] = _save(a) if isinstance(a, Tensor) or a is None else a
+            elif i == _VARIADIC:
+                saved[name] = tuple(_save(a) for a in args)
+        if single:
+            node.out_meta = None
+            result = _make(out, node, 0)
+            for name, i in plan:
+                if i == _RESULT:
+                    saved[name] = SavedTensor(result, is_output=True)
+                elif i == _RESULTS:
+                    saved[name] = (SavedTensor(result, is_output=True),)
+            node.saved = saved
+            return result
+        node.out_meta = tuple((o.shape, o.dtype) for o in outs)
         results = [_make(o, node, i) if d else _make(o)
                    for i, (o, d) in enumerate(zip(outs, diff_out))]
-        if "result" in saves:
-            saved["result"] = SavedTensor(results[0], is_output=True)
-        if "results" in saves:
-            saved["results"] = tuple(SavedTensor(r, is_output=True) for r in results)
+        for name, i in plan:
+            if i == _RESULT:
+                saved[name] = SavedTensor(results[0], is_output=True)
+            elif i == _RESULTS:
+                saved[name] = tuple(SavedTensor(r, is_output=True) for r in results)
         node.saved = saved
-        return results[0] if self.nout == 1 else tuple(results)
+        return tuple(results)
+
+    def _save_plan(self, needs):
+        """``(name, where)`` per value to save: an input index, or _VARIADIC, _RESULT,
+        _RESULTS (the outputs, last)."""
+        plan, tail = [], []
+        for name in self._names_to_save(needs):
+            if name == "result":
+                tail.append((name, _RESULT))
+            elif name == "results":
+                tail.append((name, _RESULTS))
+            elif self.variadic and name == self.inputs[0]:
+                plan.append((name, _VARIADIC))
+            else:
+                plan.append((name, self.inputs.index(name)))
+        return tuple(plan + tail)
 
     def _names_to_save(self, needs):
         names = []
@@ -219,16 +267,53 @@ class Primitive:
                 finally:
                     _state.grad = prev
                 return [r._data if r is not None else None for r in res]
-            k = jax.jit(k)
+            fun = k
+            k = jax.jit(fun)
+            k.fun = fun
             k.names = names
+            k.identity = _UNKNOWN
             self._bwd_cache[key] = k
         return k
 
     def _saved_names_order(self, needs):
-        return self._saves_cache.get(needs) or self._names_to_save(needs)
+        return self._names_to_save(needs)
 
 
 _mark_view = None  # set by ops.inplace: links a view output to its base (NOTE [Views])
+
+
+_UNKNOWN = object()
+
+
+# NOTE [Pass-through kernels]
+# Some backward kernels hand a gradient on untouched: add's and sub's ``self``, a sum
+# over nothing, a cast to the same dtype. Such a kernel is found once, when it first
+# runs, by tracing it: every output that is not None is one of the incoming gradients
+# (a jaxpr output variable that is an input variable). From then on the node returns
+# fresh Tensors over those gradients' arrays without an XLA dispatch.
+def _pass_through(fun, gs, vals):
+    """Per output, the index of the incoming gradient it equals (None for no gradient),
+    or None when some output is computed."""
+    closed, shapes = jax.make_jaxpr(fun, return_shape=True)(gs, vals)
+    jp = closed.jaxpr
+    grad_slot = {}  # position among the jaxpr's invars -> index into gs
+    j = 0
+    for i, g in enumerate(gs):
+        if g is not None:
+            grad_slot[jp.invars[j]] = i
+            j += 1
+    outs = iter(jp.outvars)
+    ident = []
+    for shape in shapes:
+        if shape is None:
+            ident.append(None)
+            continue
+        v = next(outs)
+        i = grad_slot.get(v) if isinstance(v, _jex_core.Var) else None
+        if i is None:
+            return None
+        ident.append(i)
+    return tuple(ident)
 
 
 def _save(t):
@@ -291,16 +376,36 @@ class OpNode(Node):
         saved = self.saved
         if _state.grad:  # create_graph: record the formulas
             sv = {k: _unpack(v, self, graph=True) for k, v in saved.items()}
-            res = p.run_formulas(self.attrs, self.needs, self.in_meta, self.out_meta,
-                                 list(grads), sv)
-        else:
+            return p.run_formulas(self.attrs, self.needs, self.in_meta, self.out_meta,
+                                  list(grads), sv)
+        # NOTE [Recording cost] applies here too: one dict lookup for the kernel, the
+        # common saved value (a SavedTensor without hooks) unpacked inline
+        k = p._bwd_cache.get((self.akey, self.needs, self.in_meta, self.out_meta))
+        if k is None:
             k = p.kernel(self.akey, self.attrs, self.needs, self.in_meta, self.out_meta)
+        if self.num_outputs == 1:
+            g = grads[0]
+            if g is None:
+                return [None] * len(self.needs)
+            gs = [g._data]
+        else:
             if all(g is None for g in grads):
                 return [None] * len(self.needs)
-            vals = [_unpack(saved[n], self, graph=False) for n in k.names]
-            out = k([g._data if g is not None else None for g in grads], vals)
-            res = [_make(o) if o is not None else None for o in out]
-        return res
+            gs = [g._data if g is not None else None for g in grads]
+        vals = []
+        for n in k.names:
+            v = saved[n]
+            if type(v) is SavedTensor:
+                t = v.unpack(self)
+                vals.append(t._data if t is not None else None)
+            else:
+                vals.append(_unpack(v, self, graph=False))
+        ident = k.identity
+        if ident is _UNKNOWN:
+            ident = k.identity = _pass_through(k.fun, gs, vals)
+        if ident is not None:  # NOTE [Pass-through kernels]
+            return [_make(gs[i]) if i is not None else None for i in ident]
+        return [_make(o) if o is not None else None for o in k(gs, vals)]
 
     def release_variables(self):
         fresh = True  # False: another backward freed them first (NOTE [Releasing saved values])

@@ -54,7 +54,7 @@ def _unary_float(prim, a, **attrs):
 _add = Primitive(
     "add", lambda self, other, *, dtype, alpha: _c(self, dtype) + alpha * _c(other, dtype),
     self=lambda grad: grad,
-    other=lambda grad, alpha: grad * _conj_scalar(alpha))
+    other=lambda grad, alpha: grad if alpha == 1 else grad * _conj_scalar(alpha))
 _sub = Primitive(
     "sub", lambda self, other, *, dtype, alpha: _c(self, dtype) - alpha * _c(other, dtype),
     self=lambda grad: grad,

@@ -28,29 +28,34 @@ def _scale_by(shape, dim, norm):
     return 1.0 if norm == "none" else (1 / math.sqrt(n) if norm == "sqrtn" else 1 / n)
 
 
+# NOTE [FFT scaling]
+# XLA's inverse transforms divide by n; ATen's primitives take the scale as an argument.
+# Every scale is applied to the transform's *input* (the transforms are linear): inside a
+# compiled program that multiply fuses into whatever produced the input, where a multiply
+# of the output would be one more pass over the array after the transform.
+def _scaled(x, c):
+    return x if c == 1.0 else x * jnp.asarray(c, x.real.dtype)
+
+
 def _c2c_fwd(self, *, dim, norm, forward):
+    c = _scale_by(self.shape, dim, norm)
     if forward:
-        y = jnp.fft.fftn(self, axes=dim, norm="backward")
-    else:
-        y = jnp.fft.ifftn(self, axes=dim, norm="forward")   # unnormalized inverse
-    return y * jnp.asarray(_scale_by(self.shape, dim, norm), y.real.dtype)
+        return jnp.fft.fftn(_scaled(self, c), axes=dim)
+    n = math.prod(self.shape[d] for d in dim)
+    return jnp.fft.ifftn(_scaled(self, c * n), axes=dim)
 
 
 def _r2c_fwd(self, *, dim, norm, onesided):
+    x = _scaled(self, _scale_by(self.shape, dim, norm))
     if onesided:
-        y = jnp.fft.rfftn(self, axes=dim, norm="backward")
-    else:
-        y = jnp.fft.fftn(self.astype(jnp.result_type(self.dtype, jnp.complex64)), axes=dim,
-                         norm="backward")
-    return y * jnp.asarray(_scale_by(self.shape, dim, norm), y.real.dtype)
+        return jnp.fft.rfftn(x, axes=dim)
+    return jnp.fft.fftn(x.astype(jnp.result_type(x.dtype, jnp.complex64)), axes=dim)
 
 
 def _c2r_fwd(self, *, dim, norm, last_dim_size):
     s = tuple(self.shape[d] for d in dim[:-1]) + (last_dim_size,)
-    y = jnp.fft.irfftn(self, s=s, axes=dim, norm="forward")  # unnormalized inverse
-    out_shape = list(self.shape)
-    out_shape[dim[-1]] = last_dim_size
-    return y * jnp.asarray(_scale_by(out_shape, dim, norm), y.dtype)
+    c = _scale_by(s, range(len(s)), norm) * math.prod(s)
+    return jnp.fft.irfftn(_scaled(self, c), s=s, axes=dim)
 
 
 def _r2c_backward(grad, self_shape, dim, norm, onesided):
