@@ -3,11 +3,14 @@
     python bench/run.py            # all workloads, writes docs/performance.md
     python bench/run.py --quick    # fewer repetitions
     python bench/run.py --only chain,phase
+    python bench/run.py --rounds 5      # more rounds (default 3)
 
 Each (workload, implementation) cell runs in its own subprocess so that its peak
 memory (max RSS above the interpreter's baseline after imports) is its own. Within a
 cell: one first call (timed separately: it includes JIT compilation), then repeated
-steps, reporting the median. Ratios are taken against PyTorch eager and jax.jit(jax.grad)
+steps, reporting the median. The implementations of a workload take turns for
+``--rounds`` rounds, and each keeps its lowest median: on a shared machine, load from
+other processes only ever slows a round down. Ratios are taken against PyTorch eager and jax.jit(jax.grad)
 from the same run.
 """
 import argparse
@@ -242,6 +245,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default=",".join(WORKLOADS))
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     if args.one:
         one(args.one[0], args.one[1], args.reps)
@@ -250,21 +254,36 @@ def main():
     for w in args.only.split(","):
         reps = max(3, REPS[w] // 3) if args.quick else REPS[w]
         rows[w] = {}
-        for impl in IMPLS:
-            out = subprocess.run([sys.executable, __file__, "--one", w, impl, "--reps",
-                                  str(reps)], capture_output=True, text=True, timeout=1800)
-            try:
-                rows[w][impl] = json.loads(out.stdout.strip().splitlines()[-1])
-            except (IndexError, json.JSONDecodeError):
-                rows[w][impl] = {"status": "error", "err": out.stderr.strip()[-300:]}
-            print(w, impl, rows[w][impl], file=sys.stderr, flush=True)
+        # the implementations take turns, round after round; a cell keeps its lowest
+        # median (load from other processes on a shared machine only slows a round
+        # down) and the first round's first-call time and peak memory
+        for rnd in range(1 if args.quick else args.rounds):
+            for impl in IMPLS:
+                if rnd and rows[w][impl].get("status") != "ok":
+                    continue
+                cell = _cell(w, impl, reps)
+                prev = rows[w].get(impl)
+                if prev is None:
+                    rows[w][impl] = cell
+                elif cell.get("status") == "ok":
+                    prev["median_ms"] = min(prev["median_ms"], cell["median_ms"])
+                print(w, impl, f"round {rnd + 1}", cell, file=sys.stderr, flush=True)
     table = render(rows)
     book = engine_bookkeeping_us()
     table += (f"\nEngine bookkeeping alone (nodes whose apply does no array work): "
               f"{book:.2f} us per node.\n")
     print(table)
     if not args.no_write:
-        write_doc(table)
+        write_doc(table, 1 if args.quick else args.rounds)
+
+
+def _cell(w, impl, reps):
+    out = subprocess.run([sys.executable, __file__, "--one", w, impl, "--reps", str(reps)],
+                         capture_output=True, text=True, timeout=1800)
+    try:
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        return {"status": "error", "err": out.stderr.strip()[-300:]}
 
 
 def _fmt(cell):
@@ -298,7 +317,7 @@ def render(rows):
     return "\n".join(lines + extra) + "\n"
 
 
-def write_doc(table):
+def write_doc(table, rounds):
     import jax
     here = os.path.dirname(os.path.abspath(__file__))
     path = os.path.join(here, "..", "docs", "performance.md")
@@ -312,7 +331,8 @@ def write_doc(table):
                f"({jax.devices()[0].platform}), PyTorch {tv}")
     stamp = time.strftime("%Y-%m-%d")
     block = (f"<!-- bench:begin -->\nMeasured {stamp} by `python bench/run.py` on: "
-             f"{machine}.\nMedian per step (forward + backward); lower is better.\n\n"
+             f"{machine}.\nMedian per step (forward + backward), the lowest of {rounds} "
+             f"round(s); lower is better.\n\n"
              f"{table}<!-- bench:end -->")
     try:
         with open(path) as f:

@@ -36,8 +36,28 @@ def _combine(higher, lower):
     return higher
 
 
+_cache = {}
+
+
+def _kind(a):
+    if isinstance(a, Tensor):
+        d = a._data
+        return d.dtype, d.ndim != 0
+    return type(a)
+
+
 def result_type(*args):
     """torch.result_type over Tensors and Python numbers."""
+    if len(args) == 2:  # the binary ops: cached by (dtype, dimensioned) or scalar type
+        key = (_kind(args[0]), _kind(args[1]), D._default[0])
+        r = _cache.get(key)
+        if r is None:
+            r = _cache[key] = _result_type(args)
+        return r
+    return _result_type(args)
+
+
+def _result_type(args):
     dim = zero = wrapped = None
     for a in args:
         if isinstance(a, Tensor):

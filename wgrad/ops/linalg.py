@@ -444,6 +444,7 @@ class _CheckedPrimitive(Primitive):
                 self.check(grads, sv["results"])
             return k(grads, saved_vals)
         run.names = k.names
+        run.identity = None  # NOTE [Pass-through kernels]: never (the check must run)
         return run
 
 
