@@ -212,6 +212,56 @@ def one(workload, impl, reps):
                       "first_ms": first * 1e3, "peak_mb": _rss_mb() - base}))
 
 
+PAIRS = [("mlp", "wgrad.compile", "jax.jit(jax.grad)"),
+         ("phase", "wgrad.compile", "jax.jit(jax.grad)"),
+         ("phase", "wgrad", "torch"), ("mlp", "wgrad", "torch")]
+
+
+def pair(workload, a, b, rounds=40, chunk=5):
+    """Two implementations in one process, taking turns chunk by chunk, so that load on
+    a shared machine hits both alike; prints their medians (ms) as a JSON line."""
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    runs = {impl: make(workload, impl) for impl in (a, b)}
+    if any(r is None or r == "skip" for r in runs.values()):
+        print(json.dumps({"status": "n/a"}))
+        return
+    times = {impl: [] for impl in runs}
+    for run in runs.values():
+        run()
+        run()
+    for _ in range(rounds):
+        for impl, run in runs.items():
+            run()  # the first step after switching is not timed
+            t0 = time.perf_counter()
+            for _ in range(chunk):
+                run()
+            times[impl].append((time.perf_counter() - t0) / chunk * 1e3)
+    print(json.dumps({"status": "ok", **{impl: statistics.median(t)
+                                         for impl, t in times.items()}}))
+
+
+def interleaved(only):
+    lines = ["", "Interleaved in one process (the two take turns, 5 steps at a time, 40 "
+             "rounds; median ms per step):", "",
+             "| workload | implementation | ms | reference | ms | ratio |",
+             "|---|---|---|---|---|---|"]
+    for w, a, b in PAIRS:
+        if w not in only:
+            continue
+        out = subprocess.run([sys.executable, __file__, "--pair", w, a, b],
+                             capture_output=True, text=True, timeout=1800)
+        try:
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+        except (IndexError, json.JSONDecodeError):
+            r = {"status": "error"}
+        print(w, a, b, r, file=sys.stderr, flush=True)
+        if r.get("status") != "ok":
+            continue
+        lines.append(f"| {w} | {a} | {r[a]:.3g} | {b} | {r[b]:.3g} | {r[a] / r[b]:.2f}x |")
+    return "\n".join(lines) + "\n" if len(lines) > 5 else ""
+
+
 def engine_bookkeeping_us(n=1000, reps=20):
     """Per-node engine cost with nodes whose apply does no array work."""
     import wgrad
@@ -246,9 +296,13 @@ def main():
     ap.add_argument("--only", default=",".join(WORKLOADS))
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--pair", nargs=3, metavar=("WORKLOAD", "IMPL", "REFERENCE"))
     args = ap.parse_args()
     if args.one:
         one(args.one[0], args.one[1], args.reps)
+        return
+    if args.pair:
+        pair(*args.pair)
         return
     rows = {}
     for w in args.only.split(","):
@@ -268,7 +322,7 @@ def main():
                 elif cell.get("status") == "ok":
                     prev["median_ms"] = min(prev["median_ms"], cell["median_ms"])
                 print(w, impl, f"round {rnd + 1}", cell, file=sys.stderr, flush=True)
-    table = render(rows)
+    table = render(rows) + interleaved(rows)
     book = engine_bookkeeping_us()
     table += (f"\nEngine bookkeeping alone (nodes whose apply does no array work): "
               f"{book:.2f} us per node.\n")
