@@ -114,31 +114,25 @@ class SavedTensor:
     def unpack(self, node=None):
         if self._released:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        if self._unpack_hook is None and not self._is_none:  # the common case first
+        if self._is_none:
+            return None
+        if self._unpack_hook is None:
             if self._vc.v != self._version:
                 self._raise_version(node)
             if self._is_output:
                 return _make(self._data, node, self._output_nr)
             return self._tensor
-        if self._is_none:
-            return None
         from .._tensor import Tensor
-        if self._unpack_hook is not None:
-            r = self._unpack_hook(self._packed)
-            if not isinstance(r, Tensor):
-                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
-                                f"but got result of type {type(r).__name__}")
-            fn = node if self._is_output else self._grad_fn
-            t = Tensor._make(r._data, fn, self._output_nr if fn is not None else 0)
-            if fn is None:
-                t._requires_grad = self._requires_grad
-                t._grad_acc = self._grad_acc
-            return t
-        if self._vc.v != self._version:
-            self._raise_version(node)
-        if self._is_output:
-            return Tensor._make(self._data, node, self._output_nr)
-        return self._tensor
+        r = self._unpack_hook(self._packed)
+        if not isinstance(r, Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
+                            f"but got result of type {type(r).__name__}")
+        fn = node if self._is_output else self._grad_fn
+        t = _make(r._data, fn, self._output_nr if fn is not None else 0)
+        if fn is None:
+            t._requires_grad = self._requires_grad
+            t._grad_acc = self._grad_acc
+        return t
 
     def _raise_version(self, node):
         t = self._tensor
