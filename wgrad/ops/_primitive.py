@@ -101,12 +101,7 @@ class Primitive:
             args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
             out = f(*[a._data for a in args])
         else:
-            datas = [a._data if isinstance(a, Tensor) else a for a in args]
-            for i, a in enumerate(args):
-                t = type(a)
-                if t is float or t is int or t is complex:
-                    datas[i] = _scalar_arg(a, datas)
-            out = f(*datas)
+            out = f(*[a._data if isinstance(a, Tensor) else a for a in args])
         if _state.grad:
             for a in args:
                 if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
@@ -169,24 +164,18 @@ class Primitive:
                 saved[name] = tuple(_save(a) for a in args)
         if single:
             node.out_meta = None
-            result = _make(out, node, 0)
-            for name, i in plan:
-                if i == _RESULT:
-                    saved[name] = SavedTensor(result, is_output=True)
-                elif i == _RESULTS:
-                    saved[name] = (SavedTensor(result, is_output=True),)
-            node.saved = saved
-            return result
-        node.out_meta = tuple((o.shape, o.dtype) for o in outs)
-        results = [_make(o, node, i) if d else _make(o)
-                   for i, (o, d) in enumerate(zip(outs, diff_out))]
+            results = (_make(out, node, 0),)
+        else:
+            node.out_meta = tuple((o.shape, o.dtype) for o in outs)
+            results = tuple(_make(o, node, i) if d else _make(o)
+                            for i, (o, d) in enumerate(zip(outs, diff_out)))
         for name, i in plan:
             if i == _RESULT:
                 saved[name] = SavedTensor(results[0], is_output=True)
             elif i == _RESULTS:
                 saved[name] = tuple(SavedTensor(r, is_output=True) for r in results)
         node.saved = saved
-        return tuple(results)
+        return results[0] if single else results
 
     def _save_plan(self, needs):
         """``(name, where)`` per value to save: an input index, or _VARIADIC, _RESULT,
@@ -257,67 +246,39 @@ class Primitive:
         return out
 
     def kernel(self, akey, attrs, needs, in_meta, out_meta):
+        """The cached backward kernel for this node signature (NOTE [One formula, two
+        uses]): ``k(grads, saved_vals)`` over arrays, with ``k.names`` (the saved values
+        in order) and ``k.identity`` (NOTE [Pass-through kernels])."""
         key = (akey, needs, in_meta, out_meta)
         k = self._bwd_cache.get(key)
         if k is None:
-            names = self._saved_names_order(needs)
-
-            def k(grads, saved_vals):
-                prev = _state.grad
-                _state.grad = False
-                try:
-                    gs = [_wrap(g) for g in grads]
-                    sv = {n: _wrap(v) for n, v in zip(names, saved_vals)}
-                    res = self.run_formulas(attrs, needs, in_meta, out_meta, gs, sv)
-                finally:
-                    _state.grad = prev
-                return [r._data if r is not None else None for r in res]
-            fun = k
-            k = jax.jit(fun)
-            k.fun = fun
-            k.names = names
-            k.identity = _UNKNOWN
-            self._bwd_cache[key] = k
+            k = self._bwd_cache[key] = self._build_kernel(attrs, needs, in_meta, out_meta)
         return k
 
-    def _saved_names_order(self, needs):
-        return self._names_to_save(needs)
+    def _build_kernel(self, attrs, needs, in_meta, out_meta):
+        names = self._names_to_save(needs)
+
+        def fun(grads, saved_vals):
+            prev = _state.grad
+            _state.grad = False
+            try:
+                gs = [_wrap(g) for g in grads]
+                sv = {n: _wrap(v) for n, v in zip(names, saved_vals)}
+                res = self.run_formulas(attrs, needs, in_meta, out_meta, gs, sv)
+            finally:
+                _state.grad = prev
+            return [r._data if r is not None else None for r in res]
+        k = jax.jit(fun)
+        k.fun = fun
+        k.names = names
+        k.identity = _UNKNOWN
+        return k
 
 
-_BASE_KERNEL = Primitive.kernel
 _mark_view = None  # set by ops.inplace: links a view output to its base (NOTE [Views])
 
 
 _UNKNOWN = object()
-
-# NOTE [Python numbers as arguments]
-# A Python number passed to a jitted forward is converted to a device scalar on every
-# call (~1.5 us). Eager calls reuse one weakly typed device scalar per (type, value)
-# instead, which JAX treats exactly as the number. Not for zeros (0.0 and -0.0 are equal
-# keys) or NaN, and not while tracing, where a number stays a literal of the program.
-_SCALARS = {}
-_ArrayImpl = type(jnp.zeros(()))
-
-
-def _scalar_arg(a, datas):
-    for d in datas:
-        if type(d) is _ArrayImpl:
-            break
-    else:
-        return a  # tracing (or no tensor argument): keep the number
-    key = (type(a), a)
-    r = _SCALARS.get(key)
-    if r is None:
-        if not a or a != a:
-            return a
-        if len(_SCALARS) >= 4096:
-            _SCALARS.clear()
-        try:
-            r = _SCALARS[key] = jax.device_put(a)
-        except OverflowError:
-            return a
-    return r
-
 
 # NOTE [Pass-through kernels]
 # Some backward kernels hand a gradient on untouched: add's and sub's ``self``, a sum
@@ -414,8 +375,7 @@ class OpNode(Node):
                                   list(grads), sv)
         # NOTE [Recording cost] applies here too: one dict lookup for the kernel, the
         # common saved value (a SavedTensor without hooks) unpacked inline
-        k = (p._bwd_cache.get((self.akey, self.needs, self.in_meta, self.out_meta))
-             if type(p).kernel is _BASE_KERNEL else None)  # a subclass wraps its kernels
+        k = p._bwd_cache.get((self.akey, self.needs, self.in_meta, self.out_meta))
         if k is None:
             k = p.kernel(self.akey, self.attrs, self.needs, self.in_meta, self.out_meta)
         if self.num_outputs == 1:

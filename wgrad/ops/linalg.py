@@ -435,8 +435,8 @@ class _CheckedPrimitive(Primitive):
         super().__init__(name, fwd, **kw)
         prim.check = check
 
-    def kernel(self, akey, attrs, needs, in_meta, out_meta):
-        k = super().kernel(akey, attrs, needs, in_meta, out_meta)
+    def _build_kernel(self, attrs, needs, in_meta, out_meta):
+        k = super()._build_kernel(attrs, needs, in_meta, out_meta)
 
         def run(grads, saved_vals):
             sv = dict(zip(k.names, saved_vals))
