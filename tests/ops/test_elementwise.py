@@ -202,6 +202,9 @@ def test_integer_power_fast_path_matches_general_power(dtype, p):
     np.testing.assert_allclose(g1.detach().numpy(), g2.detach().numpy(), rtol=1e-12)
     if p == 0:  # a constant: its gradient does not depend on x (torch: zeros_like(x))
         assert not g1.requires_grad and not g1.abs().sum().item()
+        nan = wgrad.full((6,), float("nan"), dtype=v.dtype)
+        (g0,) = wgrad.autograd.grad(x1 ** 0, x1, nan)  # zeros even for a NaN gradient
+        assert g0.tolist() == [0] * 6
         return
     (h1,) = wgrad.autograd.grad(g1.abs().sum(), x1)
     (h2,) = wgrad.autograd.grad(g2.abs().sum(), x2)

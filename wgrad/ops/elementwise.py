@@ -190,8 +190,10 @@ _MAX_STATIC_EXPONENT = 64
 _pow_int = Primitive(
     "pow", lambda self, *, dtype, exponent: jax.lax.integer_pow(_c(self, dtype), exponent),
     node_name="PowBackward0",
+    # exponent 0: zeros whatever the incoming gradient (NaN included), as torch
     self=lambda grad, self, exponent: (
-        grad * (exponent * self.pow(exponent - 1)).conj() if exponent else grad * 0))
+        grad * (exponent * self.pow(exponent - 1)).conj() if exponent
+        else _make(jnp.zeros(grad.shape, grad._data.dtype))))
 
 
 def pow(input, exponent):
