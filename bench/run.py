@@ -33,6 +33,13 @@ TITLES = {
     "engine": "engine: 1,000-node chain of trivial ops (per node)",
 }
 REPS = {"chain": 15, "mlp": 30, "phase": 30, "matmul": 5, "engine": 30}
+# Untimed steps before timing: each cell runs for at least WARMUP_S after its first call,
+# and a pair runs each side for at least SWITCH_S after switching. A step's time settles
+# only after tens of steps (measured: phase, wgrad 0.64 ms over steps 2-25 against 0.38
+# ms from step 150 on), and after a switch between libraries in one process it takes
+# ~0.1-0.3 s to settle again (phase, wgrad after PyTorch: 0.59 ms with one untimed step,
+# 0.52 ms with 25 ms of them, 0.41 ms with 0.1 s, 0.39 ms with 0.3 s; 0.38 ms alone).
+WARMUP_S, SWITCH_S = 0.5, 0.3
 
 
 # -- workloads: each returns a zero-argument step for one implementation -------------------
@@ -183,7 +190,16 @@ def _rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def one(workload, impl, reps):
+def _warm(run, seconds, steps):
+    """Untimed steps: at least ``steps`` of them, for at least ``seconds``."""
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        run()
+    while time.perf_counter() - t0 < seconds:
+        run()
+
+
+def one(workload, impl, reps=None):
     """Run one cell; print a JSON line."""
     if impl.startswith("wgrad"):
         import wgrad  # noqa: F401 - import cost stays out of the baseline
@@ -203,8 +219,9 @@ def one(workload, impl, reps):
     t0 = time.perf_counter()
     run()
     first = time.perf_counter() - t0
+    _warm(run, WARMUP_S, 5)
     times = []
-    for _ in range(reps):
+    for _ in range(reps or REPS[workload]):
         t0 = time.perf_counter()
         run()
         times.append(time.perf_counter() - t0)
@@ -217,7 +234,7 @@ PAIRS = [("mlp", "wgrad.compile", "jax.jit(jax.grad)"),
          ("phase", "wgrad", "torch"), ("mlp", "wgrad", "torch")]
 
 
-def pair(workload, a, b, rounds=40, chunk=5):
+def pair(workload, a, b, rounds=20, chunk=5):
     """Two implementations in one process, taking turns chunk by chunk, so that load on
     a shared machine hits both alike; prints their medians (ms) as a JSON line."""
     import jax
@@ -232,7 +249,7 @@ def pair(workload, a, b, rounds=40, chunk=5):
         run()
     for _ in range(rounds):
         for impl, run in runs.items():
-            run()  # the first step after switching is not timed
+            _warm(run, SWITCH_S, 1)  # steps right after switching are not timed
             t0 = time.perf_counter()
             for _ in range(chunk):
                 run()
@@ -242,8 +259,8 @@ def pair(workload, a, b, rounds=40, chunk=5):
 
 
 def interleaved(only):
-    lines = ["", "Interleaved in one process (the two take turns, 5 steps at a time, 40 "
-             "rounds; median ms per step):", "",
+    lines = ["", "Interleaved in one process (the two take turns, 20 rounds of 5 timed steps "
+             f"after {SWITCH_S:g} s of untimed ones; median ms per step):", "",
              "| workload | implementation | ms | reference | ms | ratio |",
              "|---|---|---|---|---|---|"]
     for w, a, b in PAIRS:

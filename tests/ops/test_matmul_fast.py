@@ -38,3 +38,26 @@ def test_wgrad_complex_matmul_gradients_match_closed_form():
     c = a0 @ b0  # d/dA* of |AB|^2 is C B^H (and A^H C for B), times 2 in torch's convention
     np.testing.assert_allclose(a.grad.numpy(), 2 * c @ b0.conj().T, rtol=1e-12)
     np.testing.assert_allclose(b.grad.numpy(), 2 * a0.conj().T @ c, rtol=1e-12)
+
+
+@pytest.mark.parametrize("m,k,n,real_gemms", [
+    (16, 16, 16, False), (64, 256, 256, False), (L._MM_REAL_MIN, 200, 300, True),
+    (300, L._MM_REAL_MIN - 1, 300, False)])
+def test_cpu_complex_matmul_chooses_form_by_size(m, k, n, real_gemms):
+    # below _MM_REAL_MIN in any of m, k, n the complex GEMM stays; above, real GEMMs
+    import jax
+    if jax.default_backend() != "cpu":
+        pytest.skip("the real-GEMM form is a CPU choice")
+    a = jnp.zeros((m, k), jnp.complex64)
+    b = jnp.zeros((k, n), jnp.complex64)
+    jaxpr = jax.make_jaxpr(lambda a, b: L._matmul_fwd(a, b, dtype=jnp.complex64))(a, b)
+    dots = [e for e in jaxpr.eqns if e.primitive.name == "dot_general"]
+    assert dots
+    kinds = {jnp.issubdtype(e.outvars[0].aval.dtype, jnp.complexfloating) for e in dots}
+    assert kinds == ({False} if real_gemms else {True})
+    if real_gemms:  # and the product is still right
+        rng = np.random.default_rng(2)
+        a0 = (rng.standard_normal((m, k)) + 1j * rng.standard_normal((m, k)))
+        b0 = (rng.standard_normal((k, n)) + 1j * rng.standard_normal((k, n)))
+        out = wgrad.tensor(a0) @ wgrad.tensor(b0)
+        np.testing.assert_allclose(out.numpy(), a0 @ b0, rtol=1e-10, atol=1e-10)
