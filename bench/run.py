@@ -231,7 +231,7 @@ def one(workload, impl, reps=None):
 
 PAIRS = [("mlp", "wgrad.compile", "jax.jit(jax.grad)"),
          ("phase", "wgrad.compile", "jax.jit(jax.grad)"),
-         ("phase", "wgrad", "torch"), ("mlp", "wgrad", "torch")]
+         ("chain", "wgrad", "torch"), ("phase", "wgrad", "torch"), ("mlp", "wgrad", "torch")]
 
 
 def pair(workload, a, b, rounds=20, chunk=5):
