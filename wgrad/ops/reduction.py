@@ -17,7 +17,7 @@ from .._tensor import _make, _wrap_dim
 from ..autograd.grad_mode import _state
 from ._primitive import Primitive
 from .elementwise import where
-from .shape import cat, expand, flip, movedim, narrow, reshape, unsqueeze
+from .shape import _dims, cat, expand, flip, movedim, narrow, reshape, unsqueeze
 
 __all__ = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
            "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "diff",
@@ -28,13 +28,7 @@ def _axes(dim, ndim):
     """Normalize ``dim`` (None, int or sequence) to a sorted tuple, or None for all."""
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return None
-    if isinstance(dim, int):
-        dim = (dim,)
-    axes = [_wrap_dim(d, ndim) for d in dim]
-    for a in axes:
-        if axes.count(a) > 1:
-            raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
-    axes = tuple(sorted(axes))
+    axes = tuple(sorted(_dims(dim, ndim, unique=True)))
     # a 0-d tensor accepts dim 0 / -1 and reduces over "everything"
     return None if ndim == 0 else axes
 

@@ -280,24 +280,31 @@ _expand = Primitive("expand", lambda self, *, shape: jnp.broadcast_to(self, shap
                     self=lambda grad: grad)
 
 
+def _broadcast(shapes, error):
+    """The broadcast shape of ``shapes``; ``error(i, s, out, k)`` words the RuntimeError
+    for shape ``i`` (``s``) clashing at dimension ``-k`` with the shape so far."""
+    out = []
+    for i, s in enumerate(shapes):
+        s = tuple(s)
+        out = [1] * (len(s) - len(out)) + out
+        for k in range(1, len(s) + 1):
+            if out[-k] == 1:
+                out[-k] = s[-k]
+            elif s[-k] not in (1, out[-k]):
+                raise RuntimeError(error(i, s, out, k))
+    return tuple(out)
+
+
 def broadcast_shapes(*shapes):
     try:
         return Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
         pass
-    out = []
-    for i, s in enumerate(shapes):
-        s = tuple(s)
-        if len(s) > len(out):
-            out = [1] * (len(s) - len(out)) + out
-        for k in range(1, len(s) + 1):
-            if out[-k] == 1:
-                out[-k] = s[-k]
-            elif s[-k] not in (1, out[-k]):
-                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[-k]} at "
-                                   f"{-k}! Mismatching argument at index {i} had {s}; but "
-                                   f"expected shape should be broadcastable to {out}")
-    return Size(out)
+    # numpy refused: find the clash again for torch's message
+    return Size(_broadcast(shapes, lambda i, s, out, k: (
+        f"Attempting to broadcast a dimension of length {s[-k]} at {-k}! Mismatching "
+        f"argument at index {i} had {s}; but expected shape should be broadcastable to "
+        f"{out}")))
 
 
 def expand(input, *sizes):
@@ -334,18 +341,9 @@ def broadcast_to(input, size):
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    shape = []
-    for t in tensors:
-        s = tuple(t.shape)
-        shape = [1] * (len(s) - len(shape)) + shape
-        for k in range(1, len(s) + 1):
-            if shape[-k] == 1:
-                shape[-k] = s[-k]
-            elif s[-k] not in (1, shape[-k]):
-                raise RuntimeError(f"The size of tensor a ({shape[-k]}) must match the size of "
-                                   f"tensor b ({s[-k]}) at non-singleton dimension "
-                                   f"{len(shape) - k}")
-    shape = tuple(shape)
+    shape = _broadcast([t.shape for t in tensors], lambda i, s, out, k: (
+        f"The size of tensor a ({out[-k]}) must match the size of tensor b ({s[-k]}) at "
+        f"non-singleton dimension {len(out) - k}"))
     return tuple(expand(t, shape) for t in tensors)
 
 
