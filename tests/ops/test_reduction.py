@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import wgrad
 from wgrad.autograd import grad as agrad
-from wgrad.testing import check_op, shapes, to_np, values
+from wgrad.testing import check_op, shapes, to_np, values, well_separated
 
 F64, C128 = np.float64, np.complex128
 BOTH = (F64, C128)
@@ -36,11 +36,6 @@ def _axis(dim, ndim):
     if isinstance(dim, int):
         return dim % ndim
     return tuple(d % ndim for d in dim)
-
-
-def _distinct(a, key=lambda a: a):
-    v = np.sort(np.ravel(key(np.asarray(a))))
-    return v.size < 2 or np.min(np.diff(v)) > 0.1
 
 
 def _lse(x, axis, keepdims):
@@ -88,11 +83,11 @@ def _draw_input(data, dtype, opts):
     shape = data.draw(shapes(min_dims=1 if "n2" in opts else 0, max_dims=2, max_side=2,
                              min_side=2 if "n2" in opts else 1))
     if "distinct" in opts:
-        x = data.draw(values(dtype, shape).filter(_distinct))
+        x = data.draw(values(dtype, shape).filter(well_separated))
     elif "distinct_abs" in opts:  # and away from 0
         lo, avoid = (0.3, None) if dtype == C128 else (-2, [0.0])
         x = data.draw(values(dtype, shape, lo, 2, avoid=avoid).filter(
-            lambda a: _distinct(a, np.abs)))
+            lambda a: well_separated(a, key=np.abs)))
     else:
         x = data.draw(values(dtype, shape, avoid=[0.0] if "nonzero" in opts else None))
     return wgrad.tensor(x, requires_grad=True)
@@ -152,7 +147,7 @@ def test_single_dim(name, wfn, jfn, dtypes, opts, dtype, data):
         pytest.skip(f"{name} does not take {np.dtype(dtype)}")
     shape = data.draw(shapes(min_dims=1 if "nd" in opts else 0, **SMALL))
     arr = values(dtype, shape)
-    x = wgrad.tensor(data.draw(arr.filter(_distinct) if "distinct" in opts else arr),
+    x = wgrad.tensor(data.draw(arr.filter(well_separated) if "distinct" in opts else arr),
                      requires_grad=True)
     dims = _dims(x.ndim, multi=False)
     dim = data.draw(st.one_of(st.none(), dims) if "all" in opts else dims, label="dim")
