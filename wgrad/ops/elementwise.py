@@ -339,8 +339,11 @@ def _sgn_backward(grad, self, result):
 
 def _sgn_fwd(self):
     if jnp.iscomplexobj(self):
+        # z / |z| component by component, as ATen (a complex division by the real |z|
+        # would be a full complex division); at 0, 0 / 1
         a = jnp.abs(self)
-        return jnp.where(a == 0, 0, self / jnp.where(a == 0, 1, a))
+        a = jnp.where(a == 0, jnp.ones_like(a), a)
+        return jax.lax.complex(self.real / a, self.imag / a)
     return jnp.sign(self)
 
 
