@@ -6,7 +6,7 @@ import pytest
 
 import wgrad
 import wgrad.fft
-from wgrad.compile import _Spec
+from wgrad.compile import CompiledStep, _Spec
 
 N = 8
 _rng = np.random.default_rng(0)
@@ -335,3 +335,118 @@ def test_new_shapes_retrace_without_static_arguments():
         assert compiled(x).item() == pytest.approx(eager(x).item(), rel=1e-12)
     assert wc.item() == pytest.approx(we.item(), rel=1e-12)
     assert traces == [(2,), (3,)]  # one trace per shape, the last call reused the first
+
+
+def _count_general_calls(monkeypatch):
+    """Count the calls that take CompiledStep's general path (NOTE [Fast path])."""
+    calls = []
+    general = CompiledStep._inputs
+
+    def inputs(self, *args):
+        calls.append(1)
+        return general(self, *args)
+    monkeypatch.setattr(CompiledStep, "_inputs", inputs)
+    return calls
+
+
+@pytest.mark.parametrize("donate", [True, False])
+def test_fast_path_agrees_with_eager_call_by_call(monkeypatch, donate):
+    # every fact the fast path checks changes at some call: the arguments' identities, a
+    # repeated argument, a captured tensor passed as an argument, an argument that
+    # requires grad (and then has a .grad), a .grad set by the user, a buffer held
+    # elsewhere (not to be donated)
+    general = _count_general_calls(monkeypatch)
+
+    def make():
+        w = wgrad.tensor([0.5, -1.0], dtype=wgrad.float64, requires_grad=True)
+        xs = {"x1": wgrad.tensor([1.0, 2.0], dtype=wgrad.float64),
+              "x2": wgrad.tensor([-3.0, 0.5], dtype=wgrad.float64),
+              "xr": wgrad.tensor([0.25, 1.5], dtype=wgrad.float64, requires_grad=True),
+              "xs": wgrad.tensor([2.0, -0.5], dtype=wgrad.float64, requires_grad=True),
+              "w": w}
+
+        def step(*args):
+            loss = sum(((w * x) ** 2).sum() for x in args)
+            loss.backward()
+            with wgrad.no_grad():
+                w.sub_(0.1 * w.grad)
+            w.grad = None
+            return loss
+        return w, xs, step
+    we, xe, eager = make()
+    wc, xc, step = make()
+    compiled = wgrad.compile(step, donate=donate)
+    calls = [("x1",), ("x2",), ("x2",), ("x1", "x1"), ("x1", "x2"), ("x2", "x1"),
+             ("x2", "x1"), ("w",), ("w",), ("xr",), ("xr",), ("xr",), ("x1",), ("x1",),
+             ("x1",), ("x2",), ("x2",), ("xr", "xs"), ("xr", "xs"), ("xr", "xr"),
+             ("xr", "xr")]
+    for i, names in enumerate(calls):
+        held = None
+        if i == 12:  # the user sets a .grad: the backward accumulates into it
+            we.grad = wgrad.ones_like(we)
+            wc.grad = wgrad.ones_like(wc)
+        if i == 14:  # a second reference to w's buffer: it must survive the call
+            held, before = wc.jax(), np.asarray(wc.jax()).copy()
+        loss_e = eager(*(xe[n] for n in names))
+        loss_c = compiled(*(xc[n] for n in names))
+        assert loss_c.item() == pytest.approx(loss_e.item(), rel=1e-12), (i, names)
+        np.testing.assert_allclose(wc.detach().numpy(), we.detach().numpy(), rtol=1e-12)
+        if held is not None:
+            np.testing.assert_array_equal(np.asarray(held), before)
+        assert wc.grad is None
+        for n in ("xr", "xs"):
+            ge, gc = xe[n].grad, xc[n].grad
+            assert (ge is None) == (gc is None), (i, names, n)
+            if gc is not None:
+                np.testing.assert_allclose(gc.numpy(), ge.numpy(), rtol=1e-12)
+    assert xc["x1"].grad is None
+    # the repeated calls took the fast path
+    assert len(general) <= len(calls) - 5, len(general)
+
+
+def test_fast_path_never_donates_a_buffer_held_elsewhere(monkeypatch):
+    general = _count_general_calls(monkeypatch)
+    w = wgrad.tensor([1.0, 2.0], dtype=wgrad.float64, requires_grad=True)
+
+    @wgrad.compile
+    def step():
+        loss = (w ** 2).sum()
+        loss.backward()
+        with wgrad.no_grad():
+            w.data = w.data * 0.5
+        w.grad = None
+        return loss
+    step()
+    step()
+    assert len(general) == 1 and (True,) in _masks(step)  # the second call: fast, donating
+    held = w.jax()
+    assert step().item() == pytest.approx(0.3125)
+    np.testing.assert_array_equal(np.asarray(held), [0.25, 0.5])
+    assert len(general) == 2  # the held buffer sent the call to the general path
+
+
+def test_hooks_and_requires_grad_changed_between_calls_are_traced_again():
+    w = wgrad.tensor([1.0, 2.0], dtype=wgrad.float64, requires_grad=True)
+    x = wgrad.tensor([1.0, -1.0], dtype=wgrad.float64)
+
+    @wgrad.compile
+    def step(x):
+        loss = (w ** 2).sum() + (x ** 2).sum()
+        loss.backward()
+        with wgrad.no_grad():
+            w.data = w.data - 0.125 * w.grad
+        w.grad = None
+        return loss
+    expected = np.array([1.0, 2.0])
+    for factor in (0.75, 0.75, 0.5, 0.75):  # the hook doubles the gradient at the third
+        if factor == 0.5:
+            handle = w.register_hook(lambda g: g * 2)
+        step(x)
+        if factor == 0.5:
+            handle.remove()
+        expected *= factor
+        np.testing.assert_allclose(w.detach().numpy(), expected, rtol=1e-12)
+    # an argument that now requires grad gets its .grad, though nothing else changed
+    x.requires_grad_()
+    step(x)
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, -2.0])

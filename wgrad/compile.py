@@ -68,8 +68,8 @@ def compile(step=None, *, static_argnums=(), donate=True, capture=None):  # noqa
     The Tensors the step reads are found as NOTE [What compile captures] says; their
     arrays are the computation's inputs and the updated arrays are written back into the
     same Tensor objects after each call. Returns the step's outputs (Tensors come back
-    as detached Tensors). Retraces when shapes, dtypes, the set of captured tensors or a
-    static argument change. With ``donate=True`` an input array that no one else
+    as detached Tensors). Retraces when shapes, dtypes, the set of captured tensors
+    (which have a ``.grad``, require grad, have hooks) or a static argument change. With ``donate=True`` an input array that no one else
     references (checked per call) is donated, so parameters are updated in place; the
     arrays of arguments that do not require grad (data) are never donated.
 
@@ -107,7 +107,7 @@ def compile(step=None, *, static_argnums=(), donate=True, capture=None):  # noqa
     return CompiledStep(step, static_argnums=static_argnums, donate=donate, capture=capture)
 
 
-_Spec = collections.namedtuple("_Spec", "tree pos static svals has_grad mask n")
+_Spec = collections.namedtuple("_Spec", "tree pos static svals has_grad mask n flags")
 _Spec.__doc__ = "Everything about a call that is baked into its trace (its cache key)."
 
 
@@ -123,6 +123,8 @@ class CompiledStep:
         self._found = None  # (captured tensors, their positions by id, checks)
         self._tensors = None
         self._new_state = None  # set while tracing: tensors the step newly stored
+        self._fast = None  # the guarded fast path of the last call (NOTE [Fast path])
+        self._fasts = {}  # spec -> its fast path, for the current discovery
         functools.update_wrapper(self, step)
 
     def _roots(self):
@@ -140,9 +142,15 @@ class CompiledStep:
                 tensors.append(t)
         _walk_roots(self._roots(), add, checks)
         found = self._found = (tuple(tensors), index, checks)
+        self._fast, self._fasts = None, {}
         return found
 
     def __call__(self, *args, **kwargs):
+        fast = self._fast
+        if fast is not None and not kwargs:
+            out = fast(self, args)
+            if out is not _MISS:
+                return out
         found = self._found
         if found is None or not _unchanged(found[2]):
             found = self._discover()
@@ -171,8 +179,9 @@ class CompiledStep:
                 else:
                     pos.append(-1)
                     dyn_leaves.append(x)
-        arrays, has_grad, mask = self._inputs(tensors, len(captured))
-        spec = (tree, tuple(pos), static, svals, tuple(has_grad), tuple(mask), len(tensors))
+        arrays, has_grad, mask, flags = self._inputs(tensors, len(captured))
+        spec = (tree, tuple(pos), static, svals, tuple(has_grad), tuple(mask), len(tensors),
+                tuple(flags))
         fn = self._cache.get(spec)
         if fn is None:
             fn = self._cache[spec] = self._jit(spec)
@@ -183,14 +192,21 @@ class CompiledStep:
                 out = self._run(fn, spec, tensors, arrays, dyn_leaves)
         else:
             out = self._run(fn, spec, tensors, arrays, dyn_leaves)
+        if tree is None and self._found is found:
+            fast = self._fasts.get(spec, _MISS)
+            if fast is _MISS:
+                fast = self._fasts[spec] = _fast_path(self, spec, found, fn)
+            self._fast = fast
         return out
 
     def _inputs(self, tensors, n_captured):
         """The jit inputs (data arrays, then .grad arrays), which tensors have a .grad,
-        and which inputs to donate (plain loops: cheaper than comprehensions here)."""
-        arrays, has_grad, grad_arrays = [], [], []
+        which inputs to donate, and each tensor's autograd flags (plain loops: cheaper
+        than comprehensions here)."""
+        arrays, has_grad, grad_arrays, flags = [], [], [], []
         for t in tensors:
             arrays.append(t._data)
+            flags.append(_autograd_flags(t))
             if t._grad is None:
                 has_grad.append(False)
             else:
@@ -200,7 +216,7 @@ class CompiledStep:
             arrays += grad_arrays
             del grad_arrays[:]
         if not self.donate:
-            return arrays, has_grad, [False] * len(arrays)
+            return arrays, has_grad, [False] * len(arrays), flags
         mask = []
         for a in arrays:
             mask.append(_getrefcount(a) <= _SOLE_OWNER_REFS)
@@ -209,7 +225,7 @@ class CompiledStep:
         for i in range(n_captured, len(tensors)):
             if not tensors[i]._requires_grad:
                 mask[i] = False
-        return arrays, has_grad, mask
+        return arrays, has_grad, mask, flags
 
     def _run(self, fn, spec, tensors, arrays, dyn_leaves):
         """Call the jitted ``fn`` and write its results back into ``tensors``."""
@@ -237,7 +253,7 @@ class CompiledStep:
                 t._grad_fn = None
             if new:  # the next call sees the new tensors as inputs: no reuse of this trace
                 self._cache.pop(spec, None)
-                self._found = None
+                self._found, self._fast, self._fasts = None, None, {}
             self._new_state = None
         return out
 
@@ -300,6 +316,16 @@ class CompiledStep:
                     g._data = gd
 
 
+def _autograd_flags(t):
+    """What a trace bakes in of a tensor's autograd state besides its .grad: whether it
+    requires grad and its hooks. A plain bool (requires_grad) when it has no hooks and
+    does not retain grad, the common case."""
+    if t._hooks is None and t._post_acc_hooks is None and not t._retains_grad:
+        return t._requires_grad
+    return (t._requires_grad, t._retains_grad, tuple((t._hooks or {}).items()),
+            tuple((t._post_acc_hooks or {}).items()))
+
+
 def _position(t, tensors, start):
     """Index of the argument tensor ``t`` among ``tensors[start:]`` (appended if new)."""
     for i in range(start, len(tensors)):
@@ -307,6 +333,105 @@ def _position(t, tensors, start):
             return i
     tensors.append(t)
     return len(tensors) - 1
+
+
+# -- fast path -------------------------------------------------------------------------
+# NOTE [Fast path]
+# The general call path computes, on every call, the same few facts: whether discovery
+# would find the same tensors (NOTE [Cached discovery]), which argument is which captured
+# or new tensor, which tensors have a ``.grad``, which arrays may be donated, and from
+# these the spec that picks the jitted function. After a call in the common form
+# (positional Tensors only, no static arguments), the step keeps a fast path for that
+# call's spec: a function generated for it (straight-line code, its objects bound as
+# constants) that checks each of those facts against the spec and, when all agree, calls
+# the spec's jitted function directly. Any difference returns _MISS, and the general path
+# runs and installs the fast path of the spec it used, so a fast path never decides
+# anything the general path would decide differently. Measured on the phase-retrieval
+# step (bench/bench_compile.py), each step synced: the work before the XLA dispatch went
+# from 12-15 us to 4-6 us (Python right after a synced step runs about twice as slowly as
+# in a hot loop), most of wgrad.compile's gap to jax.jit(jax.grad) there.
+_MISS = object()
+
+
+def _sole_owner_refs():
+    """getrefcount of an array held only by its Tensor, as a fast path's local sees it."""
+    env = {"_rc": _getrefcount}
+    exec("def probe(t):\n    d0 = t._data\n    return _rc(d0)\n", env)  # noqa: S102
+    holder = types.SimpleNamespace(_data=object())
+    return env["probe"](holder)
+
+
+_FAST_SOLE_OWNER_REFS = _sole_owner_refs()
+
+
+def _fast_path(step, spec, found, fn):
+    """Generate the fast path (NOTE [Fast path]) of ``step`` for ``spec``: a function
+    ``fast(step, args)`` that returns the call's outputs, or _MISS. None where discovery
+    must walk again on every call."""
+    raw, spec = spec, _Spec._make(spec)
+    captured, index, checks = found
+    nc = len(captured)
+    env = {"Tensor": Tensor, "isinstance": isinstance, "id": id, "len": len, "_rc": _getrefcount,
+           "_MISS": _MISS, "_same": _same, "fn": fn, "spec": raw, "index": index}
+    consts = {}
+
+    def const(v):
+        name = consts.get(id(v))
+        if name is None:
+            name = consts[id(v)] = f"k{len(consts)}"
+            env[name] = v
+        return name
+    guard = [f"if len(args) != {len(spec.pos)}: return _MISS"]
+    if spec.pos:
+        guard.append("".join(f"a{j}, " for j in range(len(spec.pos))) + "= args")
+    first = {}  # slot of a new (argument) tensor -> the first argument in it
+    for j, p in enumerate(spec.pos):
+        if p < nc:
+            guard.append(f"if a{j} is not {const(captured[p])}: return _MISS")
+        elif p in first:
+            guard.append(f"if a{j} is not a{first[p]}: return _MISS")
+        else:
+            guard.append(f"if not isinstance(a{j}, Tensor) or id(a{j}) in index: return _MISS")
+            guard += [f"if a{j} is a{q}: return _MISS" for q in first.values()]
+            first[p] = j
+    for state, obj, old in checks:
+        if old is None:  # an empty closure cell: discovery walks again on every call
+            return None
+        if isinstance(state, _FunctionState):
+            f = const(obj)
+            now = [f"{f}.__code__", f"{f}.__defaults__", f"{f}.__kwdefaults__",
+                   *(f"{const(c)}.cell_contents" for c in state.cells),
+                   *(f"{const(state.globals)}.get({n!r})" for n in state.names)]
+            guard += [f"if {x} is not {const(o)}: return _MISS" for x, o in zip(now, old)]
+        else:
+            guard.append(f"if not _same({const(state)}({const(obj)}), {const(old)}): "
+                         "return _MISS")
+    names = [const(t) for t in captured] + [f"a{j}" for j in first.values()]
+    arrays = []
+    for i, t in enumerate(names):
+        if not isinstance(spec.flags[i], bool):  # hooks: compared on the general path
+            return None
+        guard.append(f"if {t}._requires_grad is not {spec.flags[i]} or {t}._hooks is not None "
+                     f"or {t}._post_acc_hooks is not None or {t}._retains_grad: return _MISS")
+        guard.append(f"d{i} = {t}._data")
+        arrays.append(f"d{i}")
+    for i, t in enumerate(names):
+        if spec.has_grad[i]:
+            guard += [f"if {t}._grad is None: return _MISS", f"e{i} = {t}._grad._data"]
+            arrays.append(f"e{i}")
+        else:
+            guard.append(f"if {t}._grad is not None: return _MISS")
+    if step.donate:  # the donation mask, as CompiledStep._inputs computes it
+        for j, (a, m) in enumerate(zip(arrays, spec.mask)):
+            if nc <= j < spec.n and not spec.flags[j]:  # data: never donated
+                continue
+            guard.append(f"if _rc({a}) {'>' if m else '<='} {_FAST_SOLE_OWNER_REFS}: "
+                         "return _MISS")
+    src = ("def fast(self, args):\n    try:\n" + "".join(f"        {g}\n" for g in guard) +
+           "    except ValueError:  # an empty closure cell\n        return _MISS\n"
+           f"    return self._run(fn, spec, [{', '.join(names)}], [{', '.join(arrays)}], ())\n")
+    exec(src, env)  # noqa: S102
+    return env["fast"]
 
 
 # -- discovery -------------------------------------------------------------------------
@@ -322,12 +447,15 @@ def _position(t, tensors, start):
 def _unchanged(checks):
     try:
         for state, obj, old in checks:
-            new = state(obj)
-            if len(new) != len(old) or not all(map(_is, new, old)):
+            if not _same(state(obj), old):
                 return False
     except ValueError:  # an empty closure cell: walk again
         return False
     return True
+
+
+def _same(new, old):
+    return len(new) == len(old) and all(map(_is, new, old))
 
 
 def _walk_roots(roots, add, checks=None):
@@ -350,15 +478,18 @@ def _object_state(x):
     return (type(x), *d, *d.values())
 
 
-def _function_state(f, names):
-    """The state of ``f`` its walk depends on: code, defaults, the contents of its
-    closure cells and the values of the globals it names."""
-    cells, get = f.__closure__ or (), f.__globals__.get  # both fixed for f's lifetime
+class _FunctionState:
+    """The state of a function its walk depends on: code, defaults, the contents of its
+    closure cells and the values of the globals it names (a check's state function)."""
+    __slots__ = ("cells", "globals", "names")
 
-    def state(f):
-        return (f.__code__, f.__defaults__, f.__kwdefaults__, *map(_cell_contents, cells),
-                *map(get, names))
-    return state
+    def __init__(self, f, names):
+        # the closure and the globals dict are fixed for f's lifetime
+        self.cells, self.globals, self.names = f.__closure__ or (), f.__globals__, names
+
+    def __call__(self, f):
+        return (f.__code__, f.__defaults__, f.__kwdefaults__,
+                *map(_cell_contents, self.cells), *map(self.globals.get, self.names))
 
 
 def _check(checks, state, x):
@@ -400,7 +531,7 @@ def _walk(x, add, seen, depth, checks):
         if depth > 0 and _is_library(x):  # the step itself is always searched
             return
         names = _global_names(x.__code__)
-        _check(checks, _function_state(x, names), x)
+        _check(checks, _FunctionState(x, names), x)
         for c in x.__closure__ or ():
             try:
                 _walk(c.cell_contents, add, seen, d, checks)
