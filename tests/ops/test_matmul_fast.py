@@ -61,3 +61,42 @@ def test_cpu_complex_matmul_chooses_form_by_size(m, k, n, real_gemms):
         b0 = (rng.standard_normal((k, n)) + 1j * rng.standard_normal((k, n)))
         out = wgrad.tensor(a0) @ wgrad.tensor(b0)
         np.testing.assert_allclose(out.numpy(), a0 @ b0, rtol=1e-10, atol=1e-10)
+
+
+# shapes of the tensors each formula conjugates: grad (m, n) and the result, or the
+# transposed operand ((n, k) for other, (k, m) for self)
+@pytest.mark.parametrize("m, k, n, self_conj, other_conj", [
+    (2, 16, 16, [(2, 16), (2, 16)], [(16, 2)]),  # grad @ other^H as conj(conj(grad) @ other^T)
+    (16, 16, 2, [(2, 16)], [(16, 2), (16, 2)]),  # self^H @ grad as conj(self^T @ conj(grad))
+    (16, 2, 16, [(16, 2)], [(2, 16)]),           # both conjugate the (smaller) operand
+])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_matmul_gradient_conjugates_the_smaller_side(m, k, n, self_conj, other_conj,
+                                                     create_graph):
+    # NOTE [Which side to conjugate]: each form against the closed form, and the form
+    # chosen is the one that conjugates fewer elements
+    rng = np.random.default_rng(2)
+    a0 = rng.standard_normal((m, k)) + 1j * rng.standard_normal((m, k))
+    b0 = rng.standard_normal((k, n)) + 1j * rng.standard_normal((k, n))
+    g0 = rng.standard_normal((m, n)) + 1j * rng.standard_normal((m, n))
+    a = wgrad.tensor(a0, requires_grad=True)
+    b = wgrad.tensor(b0, requires_grad=True)
+    ga, gb = wgrad.autograd.grad(a @ b, (a, b), wgrad.tensor(g0), create_graph=create_graph)
+    np.testing.assert_allclose(ga.detach().numpy(), g0 @ b0.conj().T, rtol=1e-12)
+    np.testing.assert_allclose(gb.detach().numpy(), a0.conj().T @ g0, rtol=1e-12)
+    conjugated = []
+    real_conj = L.Tensor.conj
+
+    def spy(t):
+        conjugated.append(tuple(t.shape))
+        return real_conj(t)
+    gt = wgrad.tensor(g0)
+    try:
+        L.Tensor.conj = spy
+        L._mm_self(gt, wgrad.tensor(b0))
+        self_seen, conjugated[:] = list(conjugated), []
+        L._mm_other(gt, wgrad.tensor(a0))
+    finally:
+        L.Tensor.conj = real_conj
+    assert self_seen == self_conj
+    assert conjugated == other_conj
