@@ -69,9 +69,10 @@ def compile(step=None, *, static_argnums=(), donate=True, capture=None):  # noqa
     arrays are the computation's inputs and the updated arrays are written back into the
     same Tensor objects after each call. Returns the step's outputs (Tensors come back
     as detached Tensors). Retraces when shapes, dtypes, the set of captured tensors
-    (which have a ``.grad``, require grad, have hooks) or a static argument change. With ``donate=True`` an input array that no one else
-    references (checked per call) is donated, so parameters are updated in place; the
-    arrays of arguments that do not require grad (data) are never donated.
+    (which have a ``.grad``, require grad, have hooks) or a static argument change. With
+    ``donate=True`` an input array that no one else references (checked per call) is
+    donated, so parameters are updated in place; the arrays of arguments that do not
+    require grad (data) are never donated.
 
     Parameters
     ----------
@@ -319,11 +320,12 @@ class CompiledStep:
 def _autograd_flags(t):
     """What a trace bakes in of a tensor's autograd state besides its .grad: whether it
     requires grad and its hooks. A plain bool (requires_grad) when it has no hooks and
-    does not retain grad, the common case."""
+    does not retain grad, the common case. Hooks are named by their handles' ids, unique
+    per registration (a hook itself need not be hashable)."""
     if t._hooks is None and t._post_acc_hooks is None and not t._retains_grad:
         return t._requires_grad
-    return (t._requires_grad, t._retains_grad, tuple((t._hooks or {}).items()),
-            tuple((t._post_acc_hooks or {}).items()))
+    return (t._requires_grad, t._retains_grad, tuple(t._hooks or ()),
+            tuple(t._post_acc_hooks or ()))
 
 
 def _position(t, tensors, start):
