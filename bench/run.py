@@ -10,8 +10,8 @@ memory (max RSS above the interpreter's baseline after imports) is its own. With
 cell: one first call (timed separately: it includes JIT compilation), then repeated
 steps, reporting the median. The implementations of a workload take turns for
 ``--rounds`` rounds, and each keeps its lowest median: on a shared machine, load from
-other processes only ever slows a round down. Ratios are taken against PyTorch eager and jax.jit(jax.grad)
-from the same run.
+other processes only ever slows a round down. Ratios are taken against PyTorch eager and
+jax.jit(jax.grad) from the same run.
 """
 import argparse
 import json

@@ -165,7 +165,6 @@ class Node:
         """Free saved values (called by the engine when retain_graph is False)."""
 
 
-
 def _check_hook_result(node, r, n, what):
     if not isinstance(r, (tuple, list)):
         r = (r,)
