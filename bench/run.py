@@ -50,6 +50,12 @@ def _np_data(seed=0):
 
 
 def make(workload, impl):
+    return _bind(impl, *problem(workload), workload)
+
+
+def problem(workload):
+    """``(wgrad loss, JAX loss, PyTorch loss, argument arrays, how many of them are
+    differentiated)`` of a workload; the losses take the arguments as tensors/arrays."""
     import numpy as np
     rng = _np_data()
 
@@ -125,10 +131,15 @@ def make(workload, impl):
     else:
         raise SystemExit(f"unknown workload {workload}")
     n_diff = {"mlp": 2}.get(workload, 1 if workload != "matmul" else 2)
-    return _bind(impl, wg_f, jx_f, args, n_diff, workload)
+    torch_f = wg_f
+    if workload == "phase":
+        def torch_f(x, mm):  # the PyTorch spelling of the same loss
+            import torch
+            return ((torch.fft.fft2(x).abs() - mm) ** 2).sum()
+    return wg_f, jx_f, torch_f, args, n_diff
 
 
-def _bind(impl, wg_f, jx_f, args, n_diff, workload):
+def _bind(impl, wg_f, jx_f, torch_f, args, n_diff, workload):
     if impl in ("wgrad", "wgrad.compile"):
         import wgrad
         ts = [wgrad.tensor(a, requires_grad=i < n_diff) for i, a in enumerate(args)]
@@ -174,14 +185,11 @@ def _bind(impl, wg_f, jx_f, args, n_diff, workload):
         torch.set_num_threads(os.cpu_count() or 1)
         ts = [torch.tensor(a, requires_grad=i < n_diff) for i, a in enumerate(args)]
         params = ts[:n_diff]
-        if workload == "phase":
-            def wg_f(x, mm):  # noqa: F811 - torch spelling of the same loss
-                return ((torch.fft.fft2(x).abs() - mm) ** 2).sum()
 
         def run():
             for p in params:
                 p.grad = None
-            wg_f(*ts).backward()
+            torch_f(*ts).backward()
         return run
     raise SystemExit(f"unknown impl {impl}")
 
