@@ -40,6 +40,7 @@ REPS = {"chain": 15, "mlp": 30, "phase": 30, "matmul": 5, "engine": 30}
 # ~0.1-0.3 s to settle again (phase, wgrad after PyTorch: 0.59 ms with one untimed step,
 # 0.52 ms with 25 ms of them, 0.41 ms with 0.1 s, 0.39 ms with 0.3 s; 0.38 ms alone).
 WARMUP_S, SWITCH_S = 0.5, 0.3
+CHUNK_S = 0.05  # a pair's timed turn: at least this long (and at least 5 steps)
 
 
 # -- workloads: each returns a zero-argument step for one implementation -------------------
@@ -199,12 +200,16 @@ def _rss_mb():
 
 
 def _warm(run, seconds, steps):
-    """Untimed steps: at least ``steps`` of them, for at least ``seconds``."""
+    """Untimed steps: at least ``steps`` of them, for at least ``seconds``; returns the
+    mean seconds per step."""
     t0 = time.perf_counter()
     for _ in range(steps):
         run()
+    n = steps
     while time.perf_counter() - t0 < seconds:
         run()
+        n += 1
+    return (time.perf_counter() - t0) / n
 
 
 def one(workload, impl, reps=None):
@@ -212,7 +217,7 @@ def one(workload, impl, reps=None):
     if impl.startswith("wgrad"):
         import wgrad  # noqa: F401 - import cost stays out of the baseline
     elif impl.startswith("jax"):
-        import jax  # noqa: F401
+        import jax
         jax.config.update("jax_enable_x64", True)
     else:
         try:
@@ -242,11 +247,14 @@ PAIRS = [("mlp", "wgrad.compile", "jax.jit(jax.grad)"),
          ("chain", "wgrad", "torch"), ("phase", "wgrad", "torch"), ("mlp", "wgrad", "torch")]
 
 
-def pair(workload, a, b, rounds=20, chunk=5):
+def pair(workload, a, b, rounds=20, chunk_s=None):
     """Two implementations in one process, taking turns chunk by chunk, so that load on
-    a shared machine hits both alike; prints their medians (ms) as a JSON line."""
+    a shared machine hits both alike; prints their medians (ms) as a JSON line. A chunk
+    is at least 5 steps and at least ``chunk_s`` seconds of them (a 0.2 ms step would
+    otherwise be timed over 1 ms, at the mercy of one interruption)."""
     import jax
     jax.config.update("jax_enable_x64", True)
+    chunk_s = CHUNK_S if chunk_s is None else chunk_s
     runs = {impl: make(workload, impl) for impl in (a, b)}
     if any(r is None or r == "skip" for r in runs.values()):
         print(json.dumps({"status": "n/a"}))
@@ -257,7 +265,8 @@ def pair(workload, a, b, rounds=20, chunk=5):
         run()
     for _ in range(rounds):
         for impl, run in runs.items():
-            _warm(run, SWITCH_S, 1)  # steps right after switching are not timed
+            per_step = _warm(run, SWITCH_S, 1)  # steps right after switching: untimed
+            chunk = max(5, int(chunk_s / per_step))
             t0 = time.perf_counter()
             for _ in range(chunk):
                 run()
@@ -267,15 +276,16 @@ def pair(workload, a, b, rounds=20, chunk=5):
 
 
 def interleaved(only):
-    lines = ["", "Interleaved in one process (the two take turns, 20 rounds of 5 timed steps "
-             f"after {SWITCH_S:g} s of untimed ones; median ms per step):", "",
+    lines = ["", ("Interleaved in one process (the two take turns, 20 rounds of at least 5 "
+                  f"timed steps and {CHUNK_S * 1e3:g} ms after {SWITCH_S:g} s of untimed "
+                  "ones; median ms per step):"), "",
              "| workload | implementation | ms | reference | ms | ratio |",
              "|---|---|---|---|---|---|"]
     for w, a, b in PAIRS:
         if w not in only:
             continue
         out = subprocess.run([sys.executable, __file__, "--pair", w, a, b],
-                             capture_output=True, text=True, timeout=1800)
+                             check=False, capture_output=True, text=True, timeout=1800)
         try:
             r = json.loads(out.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):
@@ -358,7 +368,7 @@ def main():
 
 def _cell(w, impl, reps):
     out = subprocess.run([sys.executable, __file__, "--one", w, impl, "--reps", str(reps)],
-                         capture_output=True, text=True, timeout=1800)
+                         check=False, capture_output=True, text=True, timeout=1800)
     try:
         return json.loads(out.stdout.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
@@ -381,7 +391,7 @@ def render(rows):
         # the engine chain has 1,000 nodes: its ms per step is microseconds per node
         unit = " (us/node)" if w == "engine" else " (ms)"
 
-        def ratio(a, b):
+        def ratio(a, b, cells=cells):
             ca, cb = cells.get(a, {}), cells.get(b, {})
             if ca.get("status") == "ok" and cb.get("status") == "ok":
                 return f"{ca['median_ms'] / cb['median_ms']:.2f}x"
