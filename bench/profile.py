@@ -45,8 +45,8 @@ def _grouped(items):
 
 
 def _group_us(calls):
-    return statistics.median(_median_us(c) for c in calls if c is not None) \
-        if any(c is not None for c in calls) else None
+    timed = [_median_us(c) for c in calls if c is not None]
+    return statistics.median(timed) if timed else None
 
 
 def _graph_nodes(root):

@@ -437,6 +437,7 @@ def test_hooks_and_requires_grad_changed_between_calls_are_traced_again():
             w.data = w.data - 0.125 * w.grad
         w.grad = None
         return loss
+
     class Doubler:  # a callable object that is not hashable (it defines __eq__)
         def __call__(self, g):
             return g * 2
