@@ -23,7 +23,7 @@ import jax
 from .grad_mode import _DecoratorContextManager
 from .grad_mode import _state as _grad_state
 from . import anomaly_mode as _anomaly
-from .graph import GraphRoot, _set_current_graph_task
+from .graph import GraphRoot, _hooks_tls, _set_current_graph_task
 from .saved import ERR_BACKWARD_TWICE
 
 __all__ = ["Engine", "GraphTask", "NodeTask", "InputBuffer", "ReadyQueue",
@@ -151,12 +151,37 @@ class _ExecInfo:
         self.captures = None  # list of (input_nr, output_index)
 
 
+# NOTE [Thread-local state in backward]
+# A GraphTask captures the calling thread's state when it is created: inference mode and
+# the default saved-tensor hooks (with whether they are disabled). Before every node, on
+# whichever thread runs it, that state is installed, with grad mode set to create_graph;
+# the caller's own state objects are put back when backward returns. So nothing a node
+# does to this state (a hook entering a context and never leaving it) outlives the node,
+# and a device worker never carries one task's state into another (torch's
+# ThreadLocalStateGuard in thread_main). Anomaly mode is process-wide, as in torch.
+
+def _install_state(task):
+    _grad_state.grad = task.create_graph
+    inference, stack, msg = task.thread_state
+    _grad_state.inference = inference
+    _hooks_tls.stack = list(stack)
+    _hooks_tls.disabled_msg = msg
+
+
+def _save_state():
+    return _grad_state.grad, _grad_state.inference, _hooks_tls.stack, _hooks_tls.disabled_msg
+
+
+def _restore_state(saved):
+    _grad_state.grad, _grad_state.inference, _hooks_tls.stack, _hooks_tls.disabled_msg = saved
+
+
 class GraphTask:
     """State of one backward() / grad() call."""
 
     __slots__ = ("keep_graph", "create_graph", "depth", "cpu_queue", "use_devices",
                  "dependencies", "not_ready", "exec_info", "captured", "outstanding", "lock",
-                 "error")
+                 "error", "thread_state")
 
     def __init__(self, keep_graph, create_graph, depth=0, cpu_queue=None, use_devices=False):
         self.keep_graph = keep_graph
@@ -171,6 +196,10 @@ class GraphTask:
         self.outstanding = 0                # NodeTasks queued or running
         self.lock = threading.Lock()        # guards dependencies/not_ready/outstanding
         self.error = None                   # first exception; stops all scheduling
+        # the caller's thread-local state, installed around every node of this task
+        # (NOTE [Thread-local state in backward])
+        self.thread_state = (_grad_state.inference, tuple(_hooks_tls.stack),
+                             _hooks_tls.disabled_msg)
 
     def compute_dependencies(self, root):
         deps = self.dependencies
@@ -271,7 +300,7 @@ class Engine:
             task.init_to_execute(root, outputs, accumulate_grad)
         task.outstanding = 1
         task.cpu_queue.push(NodeTask(task, root, InputBuffer(0)))
-        prev_grad = _grad_state.grad
+        prev = _save_state()
         try:
             if not reentrant:
                 tls.worker, tls.queue = _CPU, task.cpu_queue
@@ -293,7 +322,7 @@ class Engine:
             task.set_error(e)
             raise
         finally:
-            _grad_state.grad = prev_grad
+            _restore_state(prev)
         if task.error is not None:
             # the original exception object: its traceback still shows where it was raised
             raise task.error
@@ -317,8 +346,8 @@ class Engine:
                         return
                     continue                # wake-up: re-check our task
                 if gt.error is None:
+                    _install_state(gt)
                     if gt is not current:
-                        _grad_state.grad = gt.create_graph
                         _set_current_graph_task(gt)
                         current = gt
                     try:
