@@ -20,6 +20,7 @@ from ._dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # n
 from ._dtype import as_dtype as _as_dtype  # noqa: E402,F401
 from ._device import device  # noqa: E402
 from ._tensor import Size, Tensor  # noqa: E402
+from ._tensor_str import set_printoptions  # noqa: E402
 from . import ops  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
 from .ops._promote import result_type  # noqa: E402

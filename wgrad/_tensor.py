@@ -3,7 +3,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _tensor_str
 from ._device import device as _device
 from .autograd.grad_mode import _state as _grad_state
 
@@ -49,7 +49,7 @@ class Tensor:
     >>> z = wgrad.tensor([1 + 1j], requires_grad=True)
     >>> (z.abs() ** 2).sum().backward()
     >>> z.grad
-    tensor([2.+2.j])
+    tensor([2.0000+2.0000j])
     """
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
@@ -468,31 +468,14 @@ def _weakref(x):
 
 
 def _repr(t):
-    d = t._data
-    extras = []
-    dt = t.dtype
-    if dt not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool,
-                  _dtype.default_complex()):
-        extras.append(f"dtype={dt!r}")
-    if t._grad_fn is not None:
-        extras.append(f"grad_fn=<{t._grad_fn.name()}>")
-    elif t._requires_grad:
-        extras.append("requires_grad=True")
     try:
-        a = np.asarray(d)
+        a = np.asarray(t._data)
     except Exception:  # a tracer
-        body = repr(d)
-    else:
-        if a.size == 0:
-            body = "[]" if a.ndim == 1 else f"[], size={tuple(a.shape)}"
-        else:
-            mode = None
-            if a.dtype.kind in "fc":  # torch: "1., 2." for whole numbers, else 4 decimals
-                whole = np.all(np.isfinite(a)) and np.all(np.round(a) == a)
-                mode = "unique" if whole else "fixed"
-            body = np.array2string(a, separator=", ", precision=4, prefix="tensor(",
-                                   floatmode=mode, suppress_small=True)
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+        return f"tensor({t._data!r})"
+    name = t._grad_fn.name() if t._grad_fn is not None else None
+    dev = t.device
+    return _tensor_str.tensor_repr(a, t.dtype, name, t._requires_grad,
+                                   None if dev.type == "cpu" else str(dev))
 
 
 from . import ops as _ops  # noqa: E402  (ops import Tensor; bound at the end)
