@@ -674,7 +674,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if p is None or p == "fro":
         p = 2
     elif p == "nuc":
-        from . import linalg
+        from . import linear_algebra as linalg
         if not hasattr(linalg, "matrix_norm"):
             raise NotImplementedError("norm(p='nuc') needs linalg.matrix_norm")
         return linalg.matrix_norm(input, "nuc", (0, 1) if dim is None else dim, keepdim,

@@ -159,7 +159,7 @@ def to_complex(x):
 def to_real(x, name):
     d = x.dtype
     if d.is_complex:
-        from .linalg import _tname
+        from .linear_algebra import _tname
         raise RuntimeError(f"{name} expects a real input tensor, but got {_tname(d)}")
     if not d.is_floating_point:
         x = x.to(D.get_default_dtype())
