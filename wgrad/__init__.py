@@ -28,7 +28,7 @@ from . import autograd  # noqa: E402
 from .interop import from_dlpack, from_jax, jax_function, to_jax  # noqa: E402
 from .compile import compile  # noqa: E402,A004
 from . import fft, linalg, nn  # noqa: E402
-from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
+from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 
 half, float, double = float16, float32, float64  # noqa: A001

@@ -17,6 +17,10 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
+from .._creation import tensor, zeros_like
+from .._tensor import Tensor
+from . import grad
+
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -30,7 +34,6 @@ def _as_tuple(x):
 
 
 def _is_tensor(x):
-    from .._tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -39,7 +42,6 @@ def _to_np(t):
 
 
 def _eval(func, inputs, i, new_data):
-    from .._tensor import Tensor
     args = list(inputs)
     x = Tensor._make(jnp.asarray(new_data, inputs[i]._data.dtype))
     args[i] = x.requires_grad_(inputs[i].requires_grad)
@@ -66,8 +68,6 @@ def _diff_outputs(outputs):
 
 
 def _vjp(outputs, inputs, diff_in, vs):
-    from . import grad
-    from .._creation import zeros_like
     outs = [outputs[k] for k in vs]
     gouts = [vs[k] for k in vs]
     gs = grad(outs, [inputs[i] for i in diff_in], gouts, retain_graph=True, allow_unused=True)
@@ -90,7 +90,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     >>> wgrad.autograd.gradcheck(lambda z: (z * z.conj()).real.sum(), (z,))
     True
     """
-    from .._creation import tensor
     inputs = _as_tuple(inputs)
     diff_in = [i for i, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
     if not diff_in:
@@ -204,8 +203,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   fast_mode=False, masked=False):
     """Check second derivatives: gradcheck of ``grad(func(inputs), inputs, grad_outputs,
     create_graph=True)`` with respect to both the inputs and ``grad_outputs``."""
-    from . import grad
-    from .._creation import tensor
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(1)

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 
 from .. import _dtype as D
 from .._tensor import _make, _wrap_dim
-from ..autograd.grad_mode import _state
+from .._autograd.grad_mode import _state
 from ._primitive import Primitive
 from .elementwise import where
 from .shape import _dims, cat, expand, flip, movedim, narrow, reshape, unsqueeze
