@@ -8,7 +8,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype as D
+from ._device import device as _dev
 from ._tensor import Tensor, _make
+from .ops._promote import scalar_dtype
 from .ops.shape import _shape_arg as _size
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
@@ -20,7 +22,6 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "ful
 
 def _finish(data, requires_grad, device=None):
     if device is not None:
-        from ._device import device as _dev
         data = jax.device_put(data, _dev(device).jax_device())
     t = _make(data)
     if requires_grad:
@@ -121,7 +122,6 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if dtype is None:
-        from .ops._promote import scalar_dtype
         dtype = scalar_dtype(fill_value)
     return _finish(jnp.full(tuple(size), fill_value, _dt(dtype).np), requires_grad, device)
 
@@ -255,7 +255,6 @@ def _same_device(input, device):
     d = next(iter(devs)) if len(devs) == 1 else None
     if d is None or d == jax.devices()[0]:
         return None
-    from ._device import device as _dev
     return _dev.of_jax(d)
 
 

@@ -2,6 +2,7 @@
 import builtins
 import os
 
+import ml_dtypes  # installed with jax
 import numpy as np
 
 __all__ = ["dtype", "get_default_dtype", "set_default_dtype", "as_dtype", "promote_types",
@@ -44,7 +45,6 @@ class dtype:
 
 
 def _bf16():
-    import ml_dtypes
     return ml_dtypes.bfloat16
 
 

@@ -1,4 +1,5 @@
 """Differentiable primitives, one module per family, and the Tensor methods they give."""
+from .. import _dtype
 from .._tensor import Tensor
 from . import elementwise, indexing, linear_algebra, reduction, shape
 from .elementwise import *  # noqa: F401,F403
@@ -43,7 +44,6 @@ def _bind_methods():
 
 def _caster(name):
     def cast(self, memory_format=None):
-        from .. import _dtype
         return shape.to(self, getattr(_dtype, name))
     cast.__name__ = name
     return cast

@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ._primitive import Primitive
 from ._promote import float_dtype, result_type
+from .indexing import nonzero
 
 __all__ = [
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "neg", "negative",
@@ -459,7 +460,6 @@ _where = Primitive(
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` else ``other``; one argument: ``nonzero(as_tuple=True)``."""
     if input is None and other is None:
-        from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     return _where(condition, input, other, dtype=result_type(input, other).np)
 

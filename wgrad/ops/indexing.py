@@ -13,8 +13,10 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype as D
+from .._creation import full, tensor
 from .._tensor import Tensor, _make, _wrap_dim
 from ._primitive import Primitive
+from .shape import broadcast_shapes, expand
 
 __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "gather",
            "take_along_dim", "take", "put", "scatter", "scatter_add", "scatter_reduce",
@@ -215,7 +217,6 @@ def _tname(t):
 def _as_tensor(v, like):
     if isinstance(v, Tensor):
         return v
-    from .._creation import tensor
     return tensor(v, dtype=like.dtype)
 
 
@@ -451,7 +452,6 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 
 
 def _full_like_index(input, index, v):
-    from .._creation import full
     return full(tuple(index.shape), v, dtype=input.dtype)
 
 
@@ -560,7 +560,6 @@ def take_along_dim(input, indices, dim=None):
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {indices.ndim} dimensions for indices")
     d = _wrap_dim(dim, input.ndim)
-    from .shape import broadcast_shapes, expand
     si, sx = list(input.shape), list(indices.shape)
     si[d] = sx[d] = 1
     b = list(broadcast_shapes(si, sx))
@@ -634,7 +633,6 @@ def masked_select(input, mask):
     """
     if mask.dtype is not D.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    from .shape import broadcast_shapes, expand
     shape = tuple(broadcast_shapes(input.shape, mask.shape))
     x = expand(input, shape) if tuple(input.shape) != shape else input
     m = np.broadcast_to(_host(mask, "masked_select"), shape)
@@ -657,7 +655,6 @@ def masked_scatter(input, mask, source):
         raise RuntimeError("masked_scatter_only supports boolean masks, but got mask with "
                            f"dtype {mask.dtype!r}")
     _same_dtype(input, source, "masked_scatter:")
-    from .shape import broadcast_shapes, expand
     shape = tuple(broadcast_shapes(input.shape, mask.shape))
     x = expand(input, shape) if tuple(input.shape) != shape else input
     m = np.broadcast_to(_host(mask, "masked_scatter"), shape)
@@ -868,7 +865,6 @@ def median(input, dim=None, keepdim=False):
     _no_complex(input, "median")
     if dim is None:
         if input.numel() == 0:
-            from .._creation import tensor
             return tensor(float("nan"), dtype=input.dtype)
         return _median(input)
     d = _wrap_dim(dim, input.ndim)

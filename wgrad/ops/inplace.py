@@ -13,6 +13,7 @@
 import jax.numpy as jnp
 import numpy as np
 
+from .._creation import tensor
 from .._tensor import Tensor, _make
 from .._autograd.grad_mode import _state
 from .._autograd.saved import SavedTensor
@@ -190,7 +191,6 @@ _fill = Primitive("fill", lambda self, value: jnp.full_like(self, value),
 def _as_tensor(v, like):
     if isinstance(v, Tensor):
         return v
-    from .._creation import tensor
     return tensor(v, dtype=like.dtype if not isinstance(v, complex) else None)
 
 

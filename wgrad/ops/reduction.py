@@ -13,9 +13,11 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
-from .._tensor import _make, _wrap_dim
+from .._tensor import Tensor, _make, _wrap_dim
 from .._autograd.grad_mode import _state
 from ._primitive import Primitive
+from . import elementwise
+from . import linear_algebra as linalg  # imports this module too: used at call time
 from .elementwise import where
 from .shape import _dims, cat, expand, flip, movedim, narrow, reshape, unsqueeze
 
@@ -268,9 +270,7 @@ _min_dim = Primitive("min", _max_dim_fwd(jnp.min, jnp.argmin), nout=2, nondiff_o
 
 
 def _maxmin(name, all_prim, dim_prim, input, dim, keepdim):
-    from .._tensor import Tensor
     if isinstance(dim, Tensor):
-        from . import elementwise
         return getattr(elementwise, "maximum" if name == "max" else "minimum")(input, dim)
     if dim is None:
         if input.is_complex():
@@ -562,7 +562,6 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     >>> wgrad.trapezoid(wgrad.tensor([1., 2., 3.]))
     tensor(4.)
     """
-    from .._tensor import Tensor
     if x is not None and dx is not None:
         raise TypeError("trapezoid() received an invalid combination of arguments: pass "
                         "either 'x' or 'dx', not both")
@@ -674,7 +673,6 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if p is None or p == "fro":
         p = 2
     elif p == "nuc":
-        from . import linear_algebra as linalg
         if not hasattr(linalg, "matrix_norm"):
             raise NotImplementedError("norm(p='nuc') needs linalg.matrix_norm")
         return linalg.matrix_norm(input, "nuc", (0, 1) if dim is None else dim, keepdim,

@@ -21,9 +21,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._tensor import Tensor, _make
-from ._autograd.grad_mode import set_grad_enabled
-from .ops._primitive import Primitive
+from .._autograd.grad_mode import set_grad_enabled
+from .._tensor import Tensor, _make
+from ..autograd import grad as _grad
+from ..ops._primitive import Primitive
+from ._pytree import _aval_key, _is_tensor, _merge_static, _norm_argnums, _split_static
 
 __all__ = ["from_jax", "from_dlpack", "jax_function", "to_jax"]
 
@@ -65,35 +67,6 @@ def from_dlpack(ext_tensor):
     if isinstance(ext_tensor, Tensor):
         return _make(ext_tensor._data)
     return _make(jax.dlpack.from_dlpack(ext_tensor))
-
-
-def _is_tensor(x):
-    return isinstance(x, Tensor)
-
-
-def _aval_key(a):
-    return (a.shape, a.dtype, bool(getattr(jax.typeof(a), "weak_type", False)))
-
-
-def _split_static(args, static_argnums):
-    if not static_argnums:
-        return (), (), args
-    n = len(args)
-    static = tuple(sorted({i % n for i in static_argnums if -n <= i < n}))
-    svals = tuple(args[i] for i in static)
-    dyn = tuple(a for i, a in enumerate(args) if i not in static)
-    return static, svals, dyn
-
-
-def _merge_static(static, svals, dyn):
-    out = list(dyn)
-    for i, v in zip(static, svals):
-        out.insert(i, v)
-    return out
-
-
-def _norm_argnums(static_argnums):
-    return (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
 
 # -- jax_function ----------------------------------------------------------------------
@@ -238,7 +211,6 @@ def to_jax(f=None, *, static_argnums=()):
             return core(*arrays), arrays
 
         def core_bwd(arrays, cts):
-            from .autograd import grad as _grad
             out, ts = run(arrays, True)
             outs = jax.tree_util.tree_leaves(out, is_leaf=_is_tensor)
             cts = jax.tree_util.tree_leaves(cts)
