@@ -149,7 +149,7 @@ class SavedTensor:
             if owner is not None else ""
         raise RuntimeError(
             f"one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{_torch_type_name(from_np(data.dtype))} [{shape}]]{which} "
+            f"inplace operation: [{from_np(data.dtype).legacy_type} [{shape}]]{which} "
             f"is at version {self._vc.v}; expected version {self._version} instead. Hint: "
             f"enable anomaly detection to find the operation that failed to compute its "
             f"gradient, with wgrad.autograd.set_detect_anomaly(True).")
@@ -168,11 +168,3 @@ class SavedTensor:
         self._grad_fn = None
         self._grad_acc = None
         return fresh
-
-
-def _torch_type_name(d):
-    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-            "complex64": "torch.ComplexFloatTensor", "complex128": "torch.ComplexDoubleTensor",
-            "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-            "bool": "torch.BoolTensor", "float16": "torch.HalfTensor"}.get(d.name, d.name)
-

@@ -294,8 +294,8 @@ _softplus = Primitive(
 def _real_only(name, *tensors):
     for t in tensors:
         if isinstance(t, Tensor) and t.is_complex():
-            kind = "ComplexDouble" if t.dtype is D.complex128 else "ComplexFloat"
-            raise NotImplementedError(f'"{name}" not implemented for \'{kind}\'')
+            raise NotImplementedError(f'"{name}" not implemented for '
+                                      f"'{t.dtype.scalar_name}'")
 
 
 def softplus(input, beta=1.0, threshold=20.0):

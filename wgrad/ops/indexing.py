@@ -204,14 +204,8 @@ def getitem(input, idx):
 def _same_dtype(input, values, what="Index put"):
     if values.dtype is not input.dtype:
         raise RuntimeError(f"{what} requires the source and destination dtypes match, got "
-                           f"{_tname(input)} for the destination and {_tname(values)} for the "
-                           f"source.")
-
-
-def _tname(t):
-    return {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "bool": "Bool",
-            "float16": "Half", "bfloat16": "BFloat16"}.get(t.dtype.name, t.dtype.name)
+                           f"{input.dtype.scalar_name} for the destination and "
+                           f"{values.dtype.scalar_name} for the source.")
 
 
 def _as_tensor(v, like):
@@ -527,7 +521,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce in ("amax", "amin"):
         if input.is_complex():
             raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not "
-                                      f"implemented for '{_tname(input)}'")
+                                      f"implemented for '{input.dtype.scalar_name}'")
         out = _scatter_minmax(x, ix, s, dim=d, reduce=reduce, include_self=bool(include_self))
     else:
         base = x if include_self else _scatter(x, ix, 0.0, dim=d, accumulate=False)
@@ -580,7 +574,7 @@ def _flat_index(input, index, name):
     a = index._data
     if a.dtype.kind not in "iu":
         raise IndexError(f"{name}(): Expected a long tensor for index, but got "
-                         f"{_tname(index)}")
+                         f"{index.dtype.scalar_name}")
     if not _is_tracer(a) and a.size:
         an = np.asarray(a)
         bad = an[(an >= n) | (an < -n)]

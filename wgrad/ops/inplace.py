@@ -96,8 +96,8 @@ def _conform(t, out):
                            f"shape {list(out.shape)}")
     if out._data.dtype != t._data.dtype:
         if _KIND_RANK[out._data.dtype.kind] > _KIND_RANK[t._data.dtype.kind]:
-            raise RuntimeError(f"result type {_I._tname(out)} can't be cast to the desired "
-                               f"output type {_I._tname(t)}")
+            raise RuntimeError(f"result type {out.dtype.scalar_name} can't be cast to the "
+                               f"desired output type {t.dtype.scalar_name}")
         out = out.to(t.dtype)
     return out
 

@@ -146,13 +146,8 @@ def _check_vectors(name, a, b):
                            f"{a.shape[0]} and {b.shape[0]} elements respectively")
     if a.dtype is not b.dtype:
         raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
-                           f"{_tname(a.dtype)} and {_tname(b.dtype)}")
+                           f"{a.dtype.scalar_name} and {b.dtype.scalar_name}")
 
-
-def _tname(d):
-    return {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
-            "float16": "Half", "bool": "Bool"}.get(d.name, d.name)
 
 
 def dot(input, tensor):
@@ -440,7 +435,7 @@ def _check_float(name, A):
     d = A.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
-                           f"Got {_tname(d)}")
+                           f"Got {d.scalar_name}")
 
 
 def _concrete(*arrays):

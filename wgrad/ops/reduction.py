@@ -123,7 +123,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     d = input.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
-                           f"a floating point or complex dtype. Got: {_torch_name(d)}")
+                           f"a floating point or complex dtype. Got: {d.scalar_name}")
     return _mean(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
 
 
@@ -213,7 +213,7 @@ def _check_nonempty(name, input, axes):
 def _amaxmin(name, prim, input, dim, keepdim):
     if input.is_complex():
         raise NotImplementedError(f"\"{name}_values_cpu\" not implemented for "
-                                  f"'{_torch_name(input.dtype)}'")
+                                  f"'{input.dtype.scalar_name}'")
     axes = _axes(dim, input.ndim)
     _check_nonempty(name.replace("max", "amax").replace("min", "amin"), input, axes)
     return prim(input, dim=axes, keepdim=bool(keepdim))
@@ -275,7 +275,7 @@ def _maxmin(name, all_prim, dim_prim, input, dim, keepdim):
     if dim is None:
         if input.is_complex():
             raise NotImplementedError(f"\"{name}_all\" not implemented for "
-                                      f"'{_torch_name(input.dtype)}'")
+                                      f"'{input.dtype.scalar_name}'")
         if input.numel() == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                f"input.numel() == 0. Specify the reduction dim with the 'dim' "
@@ -336,12 +336,6 @@ def argmin(input, dim=None, keepdim=False):
     """Index of the smallest element (of the flattened input when ``dim`` is None)."""
     return _arg("argmin", _argmin, input, dim, keepdim)
 
-
-def _torch_name(d):
-    return {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "float64": "Double",
-            "float32": "Float", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[d.name]
 
 
 # ======================================================================================
@@ -646,7 +640,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         x = x.to(dtype)
     if not _is_float(x):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
-                           f"as input. Got {_torch_name(x.dtype)}")
+                           f"as input. Got {x.dtype.scalar_name}")
     ord = float(ord)
     axes = _axes(dim, x.ndim)
     if ord < 0 and x.numel() == 0:

@@ -159,8 +159,7 @@ def to_complex(x):
 def to_real(x, name):
     d = x.dtype
     if d.is_complex:
-        from .linear_algebra import _tname
-        raise RuntimeError(f"{name} expects a real input tensor, but got {_tname(d)}")
+        raise RuntimeError(f"{name} expects a real input tensor, but got {d.scalar_name}")
     if not d.is_floating_point:
         x = x.to(D.get_default_dtype())
     return x
