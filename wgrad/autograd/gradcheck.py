@@ -33,6 +33,15 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
+def _random_like(rng, shape, dtype):
+    """Standard normal draws of ``shape`` (float64, or complex128 with the imaginary
+    parts drawn after the real ones when ``dtype`` is complex)."""
+    g = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        g = g + 1j * rng.standard_normal(shape)
+    return g
+
+
 def _is_tensor(x):
     return isinstance(x, Tensor)
 
@@ -113,16 +122,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         vs = {}
         for k in diff_out:
             o = outputs[k]
-            v = rng.standard_normal(tuple(o.shape))
-            if o.is_complex():
-                v = v + 1j * rng.standard_normal(tuple(o.shape))
+            v = _random_like(rng, tuple(o.shape), o._data.dtype)
             vs[k] = tensor(v, dtype=o.dtype)
         grads = _vjp(outputs, inputs, diff_in, vs)
         for i, g in zip(diff_in, grads):
             x = inputs[i]
-            u = rng.standard_normal(tuple(x.shape))
-            if x.is_complex():
-                u = u + 1j * rng.standard_normal(tuple(x.shape))
+            u = _random_like(rng, tuple(x.shape), x._data.dtype)
             d = _directional(func, inputs, i, u, eps)
             num = sum(float(np.real(np.sum(np.conj(np.asarray(vs[k]._data)) * d[k])))
                       for k in diff_out)
@@ -210,9 +215,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         gos = []
         for k in _diff_outputs(outs):
             o = outs[k]
-            g = rng.standard_normal(tuple(o.shape))
-            if o.is_complex():
-                g = g + 1j * rng.standard_normal(tuple(o.shape))
+            g = _random_like(rng, tuple(o.shape), o._data.dtype)
             gos.append(tensor(g, dtype=o.dtype, requires_grad=True))
         grad_outputs = tuple(gos)
     else:

@@ -591,31 +591,31 @@ def _nondiff(name, fn):
             return prim(input)
         return prim(input, other, dtype=result_type(input, other).np)
     op.__name__ = name
-    return prim, op
+    return op
 
 
 def _cmp(fn):
     return lambda self, other, *, dtype: fn(_c(self, dtype), _c(other, dtype))
 
 
-_, eq = _nondiff("eq", _cmp(jnp.equal))
-_, ne = _nondiff("ne", _cmp(jnp.not_equal))
-_, lt = _nondiff("lt", _cmp(jnp.less))
-_, le = _nondiff("le", _cmp(jnp.less_equal))
-_, gt = _nondiff("gt", _cmp(jnp.greater))
-_, ge = _nondiff("ge", _cmp(jnp.greater_equal))
-_, bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and))
-_, bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or))
-_, bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor))
-_, bitwise_not = _nondiff("bitwise_not", lambda self: jnp.invert(self))
-_, logical_not = _nondiff("logical_not", lambda self: jnp.logical_not(self))
-_, logical_and = _nondiff("logical_and", _cmp(jnp.logical_and))
-_, logical_or = _nondiff("logical_or", _cmp(jnp.logical_or))
-_, logical_xor = _nondiff("logical_xor", _cmp(jnp.logical_xor))
-_, isnan = _nondiff("isnan", lambda self: jnp.isnan(self))
-_, isinf = _nondiff("isinf", lambda self: jnp.isinf(self))
-_, isfinite = _nondiff("isfinite", lambda self: jnp.isfinite(self))
-_, isreal = _nondiff("isreal", lambda self: jnp.isreal(self))
+eq = _nondiff("eq", _cmp(jnp.equal))
+ne = _nondiff("ne", _cmp(jnp.not_equal))
+lt = _nondiff("lt", _cmp(jnp.less))
+le = _nondiff("le", _cmp(jnp.less_equal))
+gt = _nondiff("gt", _cmp(jnp.greater))
+ge = _nondiff("ge", _cmp(jnp.greater_equal))
+bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and))
+bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or))
+bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor))
+bitwise_not = _nondiff("bitwise_not", lambda self: jnp.invert(self))
+logical_not = _nondiff("logical_not", lambda self: jnp.logical_not(self))
+logical_and = _nondiff("logical_and", _cmp(jnp.logical_and))
+logical_or = _nondiff("logical_or", _cmp(jnp.logical_or))
+logical_xor = _nondiff("logical_xor", _cmp(jnp.logical_xor))
+isnan = _nondiff("isnan", lambda self: jnp.isnan(self))
+isinf = _nondiff("isinf", lambda self: jnp.isinf(self))
+isfinite = _nondiff("isfinite", lambda self: jnp.isfinite(self))
+isreal = _nondiff("isreal", lambda self: jnp.isreal(self))
 
 
 def is_complex(input):

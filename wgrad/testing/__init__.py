@@ -15,7 +15,7 @@ import numpy as np
 from .._creation import tensor
 from .._tensor import Tensor
 from ..autograd import grad as _grad
-from ..autograd.gradcheck import gradcheck, gradgradcheck
+from ..autograd.gradcheck import _random_like, gradcheck, gradgradcheck
 
 __all__ = ["check_op", "assert_jax_identity", "shapes", "broadcastable_pair", "values",
            "tensors", "to_np", "well_separated"]
@@ -25,11 +25,6 @@ def to_np(t):
     return np.asarray(t._data)
 
 
-def _random_like(rng, shape, dtype):
-    g = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        g = g + 1j * rng.standard_normal(shape)
-    return np.asarray(g, dtype)
 
 
 def assert_jax_identity(wfn, jfn, inputs, rtol=1e-6, atol=1e-8, seed=0):
@@ -40,7 +35,8 @@ def assert_jax_identity(wfn, jfn, inputs, rtol=1e-6, atol=1e-8, seed=0):
     outs = wfn(*inputs)
     outs = outs if isinstance(outs, (tuple, list)) else (outs,)
     dout = [o for o in outs if isinstance(o, Tensor) and o.requires_grad]
-    gs = [_random_like(rng, tuple(o.shape), o._data.dtype) for o in dout]
+    gs = [np.asarray(_random_like(rng, tuple(o.shape), o._data.dtype), o._data.dtype)
+          for o in dout]
     wg = _grad(dout, [inputs[i] for i in diff], [tensor(g, dtype=o.dtype)
                                                 for g, o in zip(gs, dout)],
                allow_unused=True)
