@@ -17,6 +17,10 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
+from .._creation import tensor, zeros_like
+from .._tensor import Tensor
+from . import grad
+
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -29,8 +33,16 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
+def _random_like(rng, shape, dtype):
+    """Standard normal draws of ``shape`` (float64, or complex128 with the imaginary
+    parts drawn after the real ones when ``dtype`` is complex)."""
+    g = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        g = g + 1j * rng.standard_normal(shape)
+    return g
+
+
 def _is_tensor(x):
-    from .._tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -39,7 +51,6 @@ def _to_np(t):
 
 
 def _eval(func, inputs, i, new_data):
-    from .._tensor import Tensor
     args = list(inputs)
     x = Tensor._make(jnp.asarray(new_data, inputs[i]._data.dtype))
     args[i] = x.requires_grad_(inputs[i].requires_grad)
@@ -66,8 +77,6 @@ def _diff_outputs(outputs):
 
 
 def _vjp(outputs, inputs, diff_in, vs):
-    from . import grad
-    from .._creation import zeros_like
     outs = [outputs[k] for k in vs]
     gouts = [vs[k] for k in vs]
     gs = grad(outs, [inputs[i] for i in diff_in], gouts, retain_graph=True, allow_unused=True)
@@ -90,7 +99,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     >>> wgrad.autograd.gradcheck(lambda z: (z * z.conj()).real.sum(), (z,))
     True
     """
-    from .._creation import tensor
     inputs = _as_tuple(inputs)
     diff_in = [i for i, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
     if not diff_in:
@@ -114,16 +122,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         vs = {}
         for k in diff_out:
             o = outputs[k]
-            v = rng.standard_normal(tuple(o.shape))
-            if o.is_complex():
-                v = v + 1j * rng.standard_normal(tuple(o.shape))
+            v = _random_like(rng, tuple(o.shape), o._data.dtype)
             vs[k] = tensor(v, dtype=o.dtype)
         grads = _vjp(outputs, inputs, diff_in, vs)
         for i, g in zip(diff_in, grads):
             x = inputs[i]
-            u = rng.standard_normal(tuple(x.shape))
-            if x.is_complex():
-                u = u + 1j * rng.standard_normal(tuple(x.shape))
+            u = _random_like(rng, tuple(x.shape), x._data.dtype)
             d = _directional(func, inputs, i, u, eps)
             num = sum(float(np.real(np.sum(np.conj(np.asarray(vs[k]._data)) * d[k])))
                       for k in diff_out)
@@ -204,8 +208,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   fast_mode=False, masked=False):
     """Check second derivatives: gradcheck of ``grad(func(inputs), inputs, grad_outputs,
     create_graph=True)`` with respect to both the inputs and ``grad_outputs``."""
-    from . import grad
-    from .._creation import tensor
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(1)
@@ -213,9 +215,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         gos = []
         for k in _diff_outputs(outs):
             o = outs[k]
-            g = rng.standard_normal(tuple(o.shape))
-            if o.is_complex():
-                g = g + 1j * rng.standard_normal(tuple(o.shape))
+            g = _random_like(rng, tuple(o.shape), o._data.dtype)
             gos.append(tensor(g, dtype=o.dtype, requires_grad=True))
         grad_outputs = tuple(gos)
     else:

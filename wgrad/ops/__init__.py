@@ -1,17 +1,22 @@
 """Differentiable primitives, one module per family, and the Tensor methods they give."""
+from .. import _dtype
 from .._tensor import Tensor
-from . import elementwise, indexing, linalg, reduction, shape
+from . import elementwise, indexing, linear_algebra, reduction, shape
 from .elementwise import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
-from .linalg import *  # noqa: F401,F403
+from .linear_algebra import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
-from . import conv, fft  # noqa: F401  (fft: no __all__; wgrad.fft is the namespace)
+from . import conv, spectral  # noqa: F401  (spectral: no __all__; wgrad.fft is the namespace)
 from .conv import *  # noqa: F401,F403
 from . import inplace  # noqa: E402  (after the families it wraps)
 from .inplace import *  # noqa: F401,F403
 
-_FAMILIES = (elementwise, shape, reduction, linalg, indexing, inplace, conv, fft)
+# the public functions only: ``from .ops import *`` binds no module (wgrad.shape, ...)
+__all__ = [name for mod in (elementwise, shape, reduction, linear_algebra, indexing, inplace,
+                            conv) for name in mod.__all__]
+
+_FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral)
 
 # Functions that are not Tensor methods in torch (or clash with Tensor attributes).
 _NOT_METHODS = {"complex", "polar", "where", "cat", "concat", "concatenate", "stack", "hstack",
@@ -39,7 +44,6 @@ def _bind_methods():
 
 def _caster(name):
     def cast(self, memory_format=None):
-        from .. import _dtype
         return shape.to(self, getattr(_dtype, name))
     cast.__name__ = name
     return cast

@@ -26,10 +26,11 @@ import jax.extend.core as _jex_core
 import jax.numpy as jnp
 
 from .._tensor import Tensor, _make
-from ..autograd import anomaly_mode as _anomaly
-from ..autograd.grad_mode import _state
-from ..autograd.graph import Node
-from ..autograd.saved import SavedTensor
+from .._autograd import anomaly_mode as _anomaly
+from .._autograd.grad_mode import _state
+from .._autograd.graph import Node
+from .._autograd.saved import SavedTensor
+from ._views import mark_view as _mark_view  # NOTE [Views]
 
 __all__ = ["Primitive", "OpNode", "primitive"]
 
@@ -62,7 +63,7 @@ class Primitive:
         prim.nout = nout
         prim.jit = jit
         prim.nondiff_outputs = frozenset(nondiff_outputs)
-        # NOTE [Views] in ops/inplace.py: True, or a predicate over the attributes
+        # NOTE [Views] in ops/_views.py: True, or a predicate over the attributes
         prim.view = view
         params = inspect.signature(fwd).parameters.values()
         prim.inputs = [p.name for p in params
@@ -282,9 +283,6 @@ class Primitive:
         k.names = names
         k.identity = _UNKNOWN
         return k
-
-
-_mark_view = None  # set by ops.inplace: links a view output to its base (NOTE [Views])
 
 
 _UNKNOWN = object()

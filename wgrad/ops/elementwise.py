@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ._primitive import Primitive
 from ._promote import float_dtype, result_type
+from .indexing import nonzero
 
 __all__ = [
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "neg", "negative",
@@ -293,8 +294,8 @@ _softplus = Primitive(
 def _real_only(name, *tensors):
     for t in tensors:
         if isinstance(t, Tensor) and t.is_complex():
-            kind = "ComplexDouble" if t.dtype is D.complex128 else "ComplexFloat"
-            raise NotImplementedError(f'"{name}" not implemented for \'{kind}\'')
+            raise NotImplementedError(f'"{name}" not implemented for '
+                                      f"'{t.dtype.scalar_name}'")
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -459,7 +460,6 @@ _where = Primitive(
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` else ``other``; one argument: ``nonzero(as_tuple=True)``."""
     if input is None and other is None:
-        from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     return _where(condition, input, other, dtype=result_type(input, other).np)
 
@@ -591,31 +591,31 @@ def _nondiff(name, fn):
             return prim(input)
         return prim(input, other, dtype=result_type(input, other).np)
     op.__name__ = name
-    return prim, op
+    return op
 
 
 def _cmp(fn):
     return lambda self, other, *, dtype: fn(_c(self, dtype), _c(other, dtype))
 
 
-_, eq = _nondiff("eq", _cmp(jnp.equal))
-_, ne = _nondiff("ne", _cmp(jnp.not_equal))
-_, lt = _nondiff("lt", _cmp(jnp.less))
-_, le = _nondiff("le", _cmp(jnp.less_equal))
-_, gt = _nondiff("gt", _cmp(jnp.greater))
-_, ge = _nondiff("ge", _cmp(jnp.greater_equal))
-_, bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and))
-_, bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or))
-_, bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor))
-_, bitwise_not = _nondiff("bitwise_not", lambda self: jnp.invert(self))
-_, logical_not = _nondiff("logical_not", lambda self: jnp.logical_not(self))
-_, logical_and = _nondiff("logical_and", _cmp(jnp.logical_and))
-_, logical_or = _nondiff("logical_or", _cmp(jnp.logical_or))
-_, logical_xor = _nondiff("logical_xor", _cmp(jnp.logical_xor))
-_, isnan = _nondiff("isnan", lambda self: jnp.isnan(self))
-_, isinf = _nondiff("isinf", lambda self: jnp.isinf(self))
-_, isfinite = _nondiff("isfinite", lambda self: jnp.isfinite(self))
-_, isreal = _nondiff("isreal", lambda self: jnp.isreal(self))
+eq = _nondiff("eq", _cmp(jnp.equal))
+ne = _nondiff("ne", _cmp(jnp.not_equal))
+lt = _nondiff("lt", _cmp(jnp.less))
+le = _nondiff("le", _cmp(jnp.less_equal))
+gt = _nondiff("gt", _cmp(jnp.greater))
+ge = _nondiff("ge", _cmp(jnp.greater_equal))
+bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and))
+bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or))
+bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor))
+bitwise_not = _nondiff("bitwise_not", lambda self: jnp.invert(self))
+logical_not = _nondiff("logical_not", lambda self: jnp.logical_not(self))
+logical_and = _nondiff("logical_and", _cmp(jnp.logical_and))
+logical_or = _nondiff("logical_or", _cmp(jnp.logical_or))
+logical_xor = _nondiff("logical_xor", _cmp(jnp.logical_xor))
+isnan = _nondiff("isnan", lambda self: jnp.isnan(self))
+isinf = _nondiff("isinf", lambda self: jnp.isinf(self))
+isfinite = _nondiff("isfinite", lambda self: jnp.isfinite(self))
+isreal = _nondiff("isreal", lambda self: jnp.isreal(self))
 
 
 def is_complex(input):

@@ -13,8 +13,10 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype as D
+from .._creation import full, tensor
 from .._tensor import Tensor, _make, _wrap_dim
 from ._primitive import Primitive
+from .shape import broadcast_shapes, expand
 
 __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "gather",
            "take_along_dim", "take", "put", "scatter", "scatter_add", "scatter_reduce",
@@ -202,20 +204,13 @@ def getitem(input, idx):
 def _same_dtype(input, values, what="Index put"):
     if values.dtype is not input.dtype:
         raise RuntimeError(f"{what} requires the source and destination dtypes match, got "
-                           f"{_tname(input)} for the destination and {_tname(values)} for the "
-                           f"source.")
-
-
-def _tname(t):
-    return {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "bool": "Bool",
-            "float16": "Half", "bfloat16": "BFloat16"}.get(t.dtype.name, t.dtype.name)
+                           f"{input.dtype.scalar_name} for the destination and "
+                           f"{values.dtype.scalar_name} for the source.")
 
 
 def _as_tensor(v, like):
     if isinstance(v, Tensor):
         return v
-    from .._creation import tensor
     return tensor(v, dtype=like.dtype)
 
 
@@ -451,7 +446,6 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 
 
 def _full_like_index(input, index, v):
-    from .._creation import full
     return full(tuple(index.shape), v, dtype=input.dtype)
 
 
@@ -527,7 +521,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce in ("amax", "amin"):
         if input.is_complex():
             raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not "
-                                      f"implemented for '{_tname(input)}'")
+                                      f"implemented for '{input.dtype.scalar_name}'")
         out = _scatter_minmax(x, ix, s, dim=d, reduce=reduce, include_self=bool(include_self))
     else:
         base = x if include_self else _scatter(x, ix, 0.0, dim=d, accumulate=False)
@@ -560,7 +554,6 @@ def take_along_dim(input, indices, dim=None):
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {indices.ndim} dimensions for indices")
     d = _wrap_dim(dim, input.ndim)
-    from .shape import broadcast_shapes, expand
     si, sx = list(input.shape), list(indices.shape)
     si[d] = sx[d] = 1
     b = list(broadcast_shapes(si, sx))
@@ -581,7 +574,7 @@ def _flat_index(input, index, name):
     a = index._data
     if a.dtype.kind not in "iu":
         raise IndexError(f"{name}(): Expected a long tensor for index, but got "
-                         f"{_tname(index)}")
+                         f"{index.dtype.scalar_name}")
     if not _is_tracer(a) and a.size:
         an = np.asarray(a)
         bad = an[(an >= n) | (an < -n)]
@@ -634,7 +627,6 @@ def masked_select(input, mask):
     """
     if mask.dtype is not D.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    from .shape import broadcast_shapes, expand
     shape = tuple(broadcast_shapes(input.shape, mask.shape))
     x = expand(input, shape) if tuple(input.shape) != shape else input
     m = np.broadcast_to(_host(mask, "masked_select"), shape)
@@ -657,7 +649,6 @@ def masked_scatter(input, mask, source):
         raise RuntimeError("masked_scatter_only supports boolean masks, but got mask with "
                            f"dtype {mask.dtype!r}")
     _same_dtype(input, source, "masked_scatter:")
-    from .shape import broadcast_shapes, expand
     shape = tuple(broadcast_shapes(input.shape, mask.shape))
     x = expand(input, shape) if tuple(input.shape) != shape else input
     m = np.broadcast_to(_host(mask, "masked_scatter"), shape)
@@ -868,7 +859,6 @@ def median(input, dim=None, keepdim=False):
     _no_complex(input, "median")
     if dim is None:
         if input.numel() == 0:
-            from .._creation import tensor
             return tensor(float("nan"), dtype=input.dtype)
         return _median(input)
     d = _wrap_dim(dim, input.ndim)

@@ -13,9 +13,11 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
-from .._tensor import _make, _wrap_dim
-from ..autograd.grad_mode import _state
+from .._tensor import Tensor, _make, _wrap_dim
+from .._autograd.grad_mode import _state
 from ._primitive import Primitive
+from . import elementwise
+from . import linear_algebra as linalg  # imports this module too: used at call time
 from .elementwise import where
 from .shape import _dims, cat, expand, flip, movedim, narrow, reshape, unsqueeze
 
@@ -121,7 +123,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     d = input.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
-                           f"a floating point or complex dtype. Got: {_torch_name(d)}")
+                           f"a floating point or complex dtype. Got: {d.scalar_name}")
     return _mean(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
 
 
@@ -211,7 +213,7 @@ def _check_nonempty(name, input, axes):
 def _amaxmin(name, prim, input, dim, keepdim):
     if input.is_complex():
         raise NotImplementedError(f"\"{name}_values_cpu\" not implemented for "
-                                  f"'{_torch_name(input.dtype)}'")
+                                  f"'{input.dtype.scalar_name}'")
     axes = _axes(dim, input.ndim)
     _check_nonempty(name.replace("max", "amax").replace("min", "amin"), input, axes)
     return prim(input, dim=axes, keepdim=bool(keepdim))
@@ -268,14 +270,12 @@ _min_dim = Primitive("min", _max_dim_fwd(jnp.min, jnp.argmin), nout=2, nondiff_o
 
 
 def _maxmin(name, all_prim, dim_prim, input, dim, keepdim):
-    from .._tensor import Tensor
     if isinstance(dim, Tensor):
-        from . import elementwise
         return getattr(elementwise, "maximum" if name == "max" else "minimum")(input, dim)
     if dim is None:
         if input.is_complex():
             raise NotImplementedError(f"\"{name}_all\" not implemented for "
-                                      f"'{_torch_name(input.dtype)}'")
+                                      f"'{input.dtype.scalar_name}'")
         if input.numel() == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                f"input.numel() == 0. Specify the reduction dim with the 'dim' "
@@ -336,12 +336,6 @@ def argmin(input, dim=None, keepdim=False):
     """Index of the smallest element (of the flattened input when ``dim`` is None)."""
     return _arg("argmin", _argmin, input, dim, keepdim)
 
-
-def _torch_name(d):
-    return {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "float64": "Double",
-            "float32": "Float", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[d.name]
 
 
 # ======================================================================================
@@ -562,7 +556,6 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     >>> wgrad.trapezoid(wgrad.tensor([1., 2., 3.]))
     tensor(4.)
     """
-    from .._tensor import Tensor
     if x is not None and dx is not None:
         raise TypeError("trapezoid() received an invalid combination of arguments: pass "
                         "either 'x' or 'dx', not both")
@@ -647,7 +640,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         x = x.to(dtype)
     if not _is_float(x):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
-                           f"as input. Got {_torch_name(x.dtype)}")
+                           f"as input. Got {x.dtype.scalar_name}")
     ord = float(ord)
     axes = _axes(dim, x.ndim)
     if ord < 0 and x.numel() == 0:
@@ -674,7 +667,6 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if p is None or p == "fro":
         p = 2
     elif p == "nuc":
-        from . import linalg
         if not hasattr(linalg, "matrix_norm"):
             raise NotImplementedError("norm(p='nuc') needs linalg.matrix_norm")
         return linalg.matrix_norm(input, "nuc", (0, 1) if dim is None else dim, keepdim,

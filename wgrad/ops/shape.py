@@ -10,6 +10,9 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Size, Tensor, _make, _wrap_dim
 from ._primitive import Primitive
+from ._promote import result_type
+from ._transfer import to_device as _to_device
+from ._views import link_alias
 
 __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
            "t", "numpy_T", "permute", "movedim", "moveaxis", "squeeze", "unsqueeze",
@@ -66,7 +69,6 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False):
                               UserWarning, stacklevel=2)
             out = _to(out, dtype=dtype.np)
     if device is not None:
-        from ..interop import _to_device
         out = _to_device(out, device)
     if copy and out is input:
         out = clone(input)
@@ -150,7 +152,6 @@ def reshape(input, *shape):
 
 
 def _alias(t):
-    from .inplace import link_alias
     return link_alias(t, _make(t._data))
 
 
@@ -373,7 +374,6 @@ def cat(tensors, dim=0):
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = next((t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)), tensors[0])
     d = _wrap_dim(dim, ref.ndim)
-    from ._promote import result_type
     dt = result_type(*[t for t in tensors])
     tensors = [t if t.dtype is dt else t.to(dt) for t in tensors]
     for i, t in enumerate(tensors):
