@@ -14,6 +14,16 @@
 # so a holomorphic op returns ``grad * f'(z).conj()``. This is PyTorch's value and the
 # conjugate of what jax.vjp computes: backward(g) == conj(jax.vjp(f)(conj(g))).
 
+# NOTE [Holomorphic formulas]
+# For a holomorphic op (ds/dz* = 0) the convention above leaves ``grad * f'(z).conj()``.
+# Such a formula is declared by its derivative alone, ``holomorphic(lambda self: self.cos())``,
+# and the helper applies the conjugate: the one place where it is written, so a formula
+# cannot drop it. ``divide=True`` states 1 / f'(z) instead (``grad / h(z).conj()``, one
+# division rather than a reciprocal and a product, e.g. log's ``lambda self: self``).
+# The formula keeps the derivative's parameter names (plus ``grad``), so the node saves
+# exactly what the derivative names. Non-holomorphic ops (abs, angle, sgn, real, imag,
+# polar, ...) write both Wirtinger terms explicitly.
+
 # NOTE [Gradient post-processing]
 # Done once per input, never in formulas: sum broadcast dimensions back to the input's
 # shape, keep the real part for a real input (the R->C rule), cast to the input dtype.
@@ -31,7 +41,7 @@ from ..autograd.grad_mode import _state
 from ..autograd.graph import Node
 from ..autograd.saved import SavedTensor
 
-__all__ = ["Primitive", "OpNode", "primitive"]
+__all__ = ["Primitive", "OpNode", "primitive", "holomorphic"]
 
 _DIFF_KINDS = ("f", "c")
 _VARIADIC, _RESULT, _RESULTS = -1, -2, -3  # NOTE [Recording cost]: where a saved value is
@@ -464,3 +474,16 @@ def primitive(name, **kw):
         return Primitive(name, fwd, **kw)
     return deco
 
+
+
+def holomorphic(derivative, *, divide=False):
+    """The formula ``grad * derivative(...).conj()`` of a holomorphic op (NOTE [Holomorphic
+    formulas]); ``divide=True``: ``grad / derivative(...).conj()``. Its parameters are
+    ``grad`` followed by ``derivative``'s, which decide what the node saves."""
+    def formula(grad, **kw):
+        d = derivative(**kw).conj()
+        return grad / d if divide else grad * d
+    params = [inspect.Parameter("grad", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    params += list(inspect.signature(derivative).parameters.values())
+    formula.__signature__ = inspect.Signature(params)
+    return formula
