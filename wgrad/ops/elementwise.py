@@ -27,6 +27,19 @@ __all__ = [
     "view_as_real", "view_as_complex",
 ]
 
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = (
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "neg", "negative",
+    "pow", "reciprocal", "square", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt",
+    "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid",
+    "relu", "erf", "abs", "absolute", "angle", "sgn", "sign", "conj", "conj_physical",
+    "resolve_conj", "clamp", "clip", "maximum", "minimum", "masked_fill", "eq", "ne", "lt",
+    "le", "gt", "ge", "isreal", "isnan", "isinf", "isfinite", "floor", "ceil", "round",
+    "trunc", "frac", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "logical_not", "logical_and", "logical_or", "logical_xor", "atan2", "hypot", "lerp",
+    "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
+)  # real, imag, is_complex, is_floating_point: Tensor's own; where: self is the ``input``
+
 _I = 1j
 
 

@@ -22,6 +22,12 @@ __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "g
            "argsort", "topk", "kthvalue", "median", "tril", "triu", "diag", "diag_embed",
            "diagonal", "kron"]
 
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "take_along_dim",
+           "take", "put", "scatter", "scatter_add", "scatter_reduce", "masked_select",
+           "masked_scatter", "nonzero", "argwhere", "unfold", "sort", "argsort", "topk",
+           "kthvalue", "median", "tril", "triu", "diag", "diag_embed", "diagonal", "kron")
+
 _ADV = "adv"
 _FULL = ("slice", None, None, None)
 

@@ -26,6 +26,10 @@ __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsu
            "tensordot", "det", "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power",
            "pinverse", "chain_matmul"]
 
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ("matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "trace", "det",
+           "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power", "pinverse")
+
 
 class LinAlgError(RuntimeError):
     """Raised when a factorization fails (singular or non positive-definite input)."""

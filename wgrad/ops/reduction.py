@@ -23,6 +23,11 @@ __all__ = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmi
            "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "diff",
            "trapezoid", "norm", "vector_norm", "count_nonzero", "all", "any"]
 
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
+           "std", "logsumexp", "cumsum", "cumprod", "diff", "norm", "count_nonzero", "all",
+           "any")
+
 
 def _axes(dim, ndim):
     """Normalize ``dim`` (None, int or sequence) to a sorted tuple, or None for all."""

@@ -19,6 +19,13 @@ __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "
            "sum_to_size", "narrow", "select", "view_as", "reshape_as", "atleast_1d",
            "atleast_2d", "broadcast_shapes", "pad"]
 
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ("reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
+           "t", "permute", "movedim", "moveaxis", "squeeze", "unsqueeze", "expand",
+           "expand_as", "broadcast_to", "split", "chunk", "unbind", "flip", "fliplr", "flipud",
+           "roll", "repeat", "tile", "to", "clone", "contiguous", "sum_to_size", "narrow",
+           "select", "view_as", "reshape_as")
+
 
 def _dims(dims, ndim, unique=False):
     if isinstance(dims, int):
