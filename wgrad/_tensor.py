@@ -49,7 +49,7 @@ class Tensor:
     >>> z = wgrad.tensor([1 + 1j], requires_grad=True)
     >>> (z.abs() ** 2).sum().backward()
     >>> z.grad
-    tensor([2.+2.j])
+    tensor([2.0000+2.0000j])
     """
 
     __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
