@@ -127,9 +127,9 @@ class Primitive:
     # once per (primitive, which inputs need grad), and the single-output case apart.
     # A node's ``needs`` and ``in_meta`` tuples are interned: nodes with the same ones
     # share one object, so a recorded op leaves fewer new objects for Python's cyclic
-    # garbage collector, whose full collections run more rarely the fewer survive (the
-    # 1,200-op chain of bench/run.py: 11 -> 8 per op, full collections every 10 -> 20
-    # steps), and the backward kernel lookup compares these keys by identity.
+    # garbage collector, whose full collections run more rarely the fewer survive (figures
+    # in docs/performance.md), and the backward kernel lookup compares these keys by
+    # identity.
     def _record(self, args, akey, attrs, out):
         needs = []
         edges = []

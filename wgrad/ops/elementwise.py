@@ -200,8 +200,8 @@ _rpow = Primitive("pow", _pow_fwd, node_name="PowBackward2",
 # NOTE [Integer powers]
 # ``x ** 2`` with a Python number is torch's PowBackward0: the exponent is a static
 # attribute, so an integral one lowers to repeated multiplication (lax.integer_pow)
-# instead of the exp/log of a general power: about 6x faster on complex64[128, 128] on
-# CPU, and exact for complex bases. Only integral exponents of modest size take this
+# instead of the exp/log of a general power: several times faster (docs/performance.md)
+# and exact for complex bases. Only integral exponents of modest size take this
 # path: each distinct value is its own compiled kernel.
 _MAX_STATIC_EXPONENT = 64
 _pow_int = Primitive(
