@@ -16,13 +16,15 @@
 
 # NOTE [Holomorphic formulas]
 # For a holomorphic op (ds/dz* = 0) the convention above leaves ``grad * f'(z).conj()``.
-# Such a formula is declared by its derivative alone, ``holomorphic(lambda self: self.cos())``,
-# and the helper applies the conjugate: the one place where it is written, so a formula
-# cannot drop it. ``divide=True`` states 1 / f'(z) instead (``grad / h(z).conj()``, one
-# division rather than a reciprocal and a product, e.g. log's ``lambda self: self``).
-# The formula keeps the derivative's parameter names (plus ``grad``), so the node saves
-# exactly what the derivative names. Non-holomorphic ops (abs, angle, sgn, real, imag,
-# polar, ...) write both Wirtinger terms explicitly.
+# Such a formula is declared by its derivative alone (sin's is
+# ``holomorphic(lambda self: self.cos())``) and the helper applies the conjugate: the one
+# place where it is written, so a formula cannot drop it. With ``divide=True`` the lambda
+# gives h(z) = 1 / f'(z) and the formula is ``grad / h(z).conj()``: one division rather
+# than a reciprocal and a product (log's is ``holomorphic(lambda self: self,
+# divide=True)``). The formula keeps the derivative's parameter names (plus ``grad``), so
+# the node saves exactly what the derivative names. Non-holomorphic ops (abs, angle, sgn,
+# real, imag, polar, ...) write both Wirtinger terms explicitly, and so do formulas whose
+# zero must not depend on ``grad`` (pow's exponent-0 case).
 
 # NOTE [Gradient post-processing]
 # Done once per input, never in formulas: sum broadcast dimensions back to the input's
@@ -475,11 +477,21 @@ def primitive(name, **kw):
     return deco
 
 
-
 def holomorphic(derivative, *, divide=False):
-    """The formula ``grad * derivative(...).conj()`` of a holomorphic op (NOTE [Holomorphic
-    formulas]); ``divide=True``: ``grad / derivative(...).conj()``. Its parameters are
-    ``grad`` followed by ``derivative``'s, which decide what the node saves."""
+    """The formula ``grad * derivative(...).conj()`` of a holomorphic op.
+
+    NOTE [Holomorphic formulas]. With ``divide=True`` the formula is
+    ``grad / derivative(...).conj()``. Its parameters are ``grad`` followed by
+    ``derivative``'s, which decide what the node saves.
+
+    Example
+    -------
+    >>> import inspect
+    >>> from wgrad.ops._primitive import holomorphic
+    >>> formula = holomorphic(lambda self: self.cos())  # sin's
+    >>> list(inspect.signature(formula).parameters)
+    ['grad', 'self']
+    """
     def formula(grad, **kw):
         d = derivative(**kw).conj()
         return grad / d if divide else grad * d
