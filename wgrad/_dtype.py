@@ -73,7 +73,8 @@ float64 = dtype("float64", np.float64, 2)
 complex64 = dtype("complex64", np.complex64, 3)
 complex128 = dtype("complex128", np.complex128, 3)
 
-# NOTE [dtype names]: the one table of torch's ScalarType names (scalar_name, legacy_type)
+# NOTE [dtype names]
+# The one table of torch's ScalarType names, behind dtype.scalar_name and legacy_type.
 _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                  "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
                  "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",

@@ -324,59 +324,67 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
-
         if vectorize:
             if strict:
                 raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                                    "`vectorized=True` are not supported together. Please "
                                    "either set `strict=False` or `vectorize=False`.")
-            numels = tuple(o.numel() for o in outputs)
-            n = sum(numels)
-            basis = _basis(outputs, numels)
-            flat = tuple(o.reshape(-1) for o in outputs)
-            vj = list(_autograd_grad(flat, inputs, basis, create_graph=create_graph,
-                                     is_grads_batched=True))
-            for k, g in enumerate(vj):
-                if g is None:
-                    vj[k] = zeros_like(inputs[k]).expand(n, *inputs[k].shape)
-            per_input = []
-            for g, x in zip(vj, inputs):
-                row, start = [], 0
-                for o, k in zip(outputs, numels):
-                    row.append(g[start:start + k].reshape(tuple(o.shape) + tuple(x.shape)))
-                    start += k
-                per_input.append(row)
-            jac = tuple(zip(*per_input))
-            jac = _grad_postprocess(jac, create_graph)
-            return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
-
-        jac = []
-        for i, out in enumerate(outputs):
-            rows = tuple([] for _ in inputs)
-            flat = out.reshape(-1)
-            for j in range(out.nelement()):
-                vj = _autograd_grad((flat[j],), inputs, retain_graph=True,
-                                    create_graph=create_graph)
-                for k, (r, g, x) in enumerate(zip(rows, vj, inputs)):
-                    if g is not None:
-                        if strict and create_graph and not g.requires_grad:
-                            raise RuntimeError(
-                                f"The jacobian of the user-provided function is independent "
-                                f"of input {i}. This is not allowed in strict mode when "
-                                f"create_graph=True.")
-                        r.append(g)
-                    else:
-                        if strict:
-                            raise RuntimeError(
-                                f"Output {i} of the user-provided function is independent of "
-                                f"input {k}. This is not allowed in strict mode.")
-                        r.append(zeros_like(x))
-            jac.append(tuple(
-                (stack(r, 0) if r else zeros_like(x).expand(0, *x.shape)).reshape(
-                    tuple(out.shape) + tuple(x.shape))
-                for r, x in zip(rows, inputs)))
-        jac = _grad_postprocess(tuple(jac), create_graph)
+            jac = _jacrev_batched(outputs, inputs, create_graph)
+        else:
+            jac = _jacrev_by_rows(outputs, inputs, create_graph, strict)
+        jac = _grad_postprocess(jac, create_graph)
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _jacrev_batched(outputs, inputs, create_graph):
+    """Reverse mode, vectorized: one batched backward over the basis of all outputs."""
+    numels = tuple(o.numel() for o in outputs)
+    n = sum(numels)
+    basis = _basis(outputs, numels)
+    flat = tuple(o.reshape(-1) for o in outputs)
+    vj = list(_autograd_grad(flat, inputs, basis, create_graph=create_graph,
+                             is_grads_batched=True))
+    for k, g in enumerate(vj):
+        if g is None:
+            vj[k] = zeros_like(inputs[k]).expand(n, *inputs[k].shape)
+    per_input = []
+    for g, x in zip(vj, inputs):
+        row, start = [], 0
+        for o, k in zip(outputs, numels):
+            row.append(g[start:start + k].reshape(tuple(o.shape) + tuple(x.shape)))
+            start += k
+        per_input.append(row)
+    return tuple(zip(*per_input))
+
+
+def _jacrev_by_rows(outputs, inputs, create_graph, strict):
+    """Reverse mode, one backward per output element (a row of the Jacobian)."""
+    jac = []
+    for i, out in enumerate(outputs):
+        rows = tuple([] for _ in inputs)
+        flat = out.reshape(-1)
+        for j in range(out.nelement()):
+            vj = _autograd_grad((flat[j],), inputs, retain_graph=True,
+                                create_graph=create_graph)
+            for k, (r, g, x) in enumerate(zip(rows, vj, inputs)):
+                if g is not None:
+                    if strict and create_graph and not g.requires_grad:
+                        raise RuntimeError(
+                            f"The jacobian of the user-provided function is independent "
+                            f"of input {i}. This is not allowed in strict mode when "
+                            f"create_graph=True.")
+                    r.append(g)
+                else:
+                    if strict:
+                        raise RuntimeError(
+                            f"Output {i} of the user-provided function is independent of "
+                            f"input {k}. This is not allowed in strict mode.")
+                    r.append(zeros_like(x))
+        jac.append(tuple(
+            (stack(r, 0) if r else zeros_like(x).expand(0, *x.shape)).reshape(
+                tuple(out.shape) + tuple(x.shape))
+            for r, x in zip(rows, inputs)))
+    return tuple(jac)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,

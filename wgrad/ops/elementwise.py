@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make
-from ._primitive import Primitive
+from ._primitive import Primitive, holomorphic
 from ._promote import float_dtype, result_type
 from .indexing import nonzero
 
@@ -27,6 +27,19 @@ __all__ = [
     "hypot", "lerp", "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
     "view_as_real", "view_as_complex",
 ]
+
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = (
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "neg", "negative",
+    "pow", "reciprocal", "square", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt",
+    "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid",
+    "relu", "erf", "abs", "absolute", "angle", "sgn", "sign", "conj", "conj_physical",
+    "resolve_conj", "clamp", "clip", "maximum", "minimum", "masked_fill", "eq", "ne", "lt",
+    "le", "gt", "ge", "isreal", "isnan", "isinf", "isfinite", "floor", "ceil", "round",
+    "trunc", "frac", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "logical_not", "logical_and", "logical_or", "logical_xor", "atan2", "hypot", "lerp",
+    "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
+)  # real, imag, is_complex, is_floating_point: Tensor's own; where: self is the ``input``
 
 _I = 1j
 
@@ -62,12 +75,12 @@ _sub = Primitive(
     other=lambda grad, alpha: grad * -_conj_scalar(alpha))
 _mul = Primitive(
     "mul", lambda self, other, *, dtype: _c(self, dtype) * _c(other, dtype),
-    self=lambda grad, other: grad * other.conj(),
-    other=lambda grad, self: grad * self.conj())
+    self=holomorphic(lambda other: other),
+    other=holomorphic(lambda self: self))
 _div = Primitive(
     "div", lambda self, other, *, dtype: _c(self, dtype) / _c(other, dtype),
-    self=lambda grad, other: grad / other.conj(),
-    other=lambda grad, self, other: -grad * ((self / other) / other).conj())
+    self=holomorphic(lambda other: other, divide=True),
+    other=holomorphic(lambda self, other: -((self / other) / other)))
 # rounding divisions are piecewise constant: zero gradient, as torch
 _div_rounded = Primitive(
     "div", lambda self, other, *, dtype, rounding_mode: _round_div(
@@ -152,11 +165,12 @@ negative = neg
 
 
 def _pow_self(grad, self, exponent):
-    # torch's pow_backward_self: d/dz z^p = p z^(p-1); exponent 0 gives 0 (also at z = 0)
+    # torch's pow_backward_self: d/dz z^p = p z^(p-1); exponent 0 gives 0 (also at z = 0,
+    # and for a NaN gradient), so the zero is put outside the product: not holomorphic()
     return where(exponent == 0, 0., grad * (exponent * self.pow(exponent - 1)).conj())
 
 
-def _pow_exponent(grad, self, exponent, result):
+def _dpow_dexponent(self, exponent, result):
     # torch's pow_backward_exponent: z^p log z, with 0 where self == 0 and Re p >= 0
     if isinstance(exponent, Tensor) and exponent.is_complex():
         real_exp = (exponent.imag == 0) & (exponent.real >= 0)
@@ -164,7 +178,10 @@ def _pow_exponent(grad, self, exponent, result):
         real_exp = exponent >= 0
     cond = (self == 0) & real_exp
     base = self.to(result.dtype) if isinstance(self, Tensor) else self
-    return grad * where(cond, 0., (result * _log(base)).conj())
+    return where(cond, 0., result * _log(base))
+
+
+_pow_exponent = holomorphic(_dpow_dexponent)
 
 
 def _log(x):
@@ -184,8 +201,8 @@ _rpow = Primitive("pow", _pow_fwd, node_name="PowBackward2",
 # NOTE [Integer powers]
 # ``x ** 2`` with a Python number is torch's PowBackward0: the exponent is a static
 # attribute, so an integral one lowers to repeated multiplication (lax.integer_pow)
-# instead of the exp/log of a general power: about 6x faster on complex64[128, 128] on
-# CPU, and exact for complex bases. Only integral exponents of modest size take this
+# instead of the exp/log of a general power: several times faster (docs/performance.md)
+# and exact for complex bases. Only integral exponents of modest size take this
 # path: each distinct value is its own compiled kernel.
 _MAX_STATIC_EXPONENT = 64
 _pow_int = Primitive(
@@ -219,7 +236,7 @@ def reciprocal(input):
 
 
 _reciprocal = Primitive("reciprocal", lambda self: 1 / self,
-                        self=lambda grad, result: -grad * (result * result).conj())
+                        self=holomorphic(lambda result: -(result * result)))
 
 # ======================================================================================
 # Unary math
@@ -238,30 +255,30 @@ def _unary(name, fwd, formula):
     return op
 
 
-exp = _unary("exp", jnp.exp, lambda grad, result: grad * result.conj())
-exp2 = _unary("exp2", jnp.exp2, lambda grad, result: grad * (result * _LN2).conj())
-log = _unary("log", jnp.log, lambda grad, self: grad / self.conj())
-log2 = _unary("log2", jnp.log2, lambda grad, self: grad / (self * _LN2).conj())
-log10 = _unary("log10", jnp.log10, lambda grad, self: grad / (self * _LN10).conj())
-log1p = _unary("log1p", jnp.log1p, lambda grad, self: grad / (self + 1).conj())
-expm1 = _unary("expm1", jnp.expm1, lambda grad, result: grad * (result + 1).conj())
+exp = _unary("exp", jnp.exp, holomorphic(lambda result: result))
+exp2 = _unary("exp2", jnp.exp2, holomorphic(lambda result: result * _LN2))
+log = _unary("log", jnp.log, holomorphic(lambda self: self, divide=True))
+log2 = _unary("log2", jnp.log2, holomorphic(lambda self: self * _LN2, divide=True))
+log10 = _unary("log10", jnp.log10, holomorphic(lambda self: self * _LN10, divide=True))
+log1p = _unary("log1p", jnp.log1p, holomorphic(lambda self: self + 1, divide=True))
+expm1 = _unary("expm1", jnp.expm1, holomorphic(lambda result: result + 1))
 # sqrt'(0) = inf, by continuity (torch's rule)
-sqrt = _unary("sqrt", jnp.sqrt, lambda grad, result: grad / (2 * result.conj()))
+sqrt = _unary("sqrt", jnp.sqrt, holomorphic(lambda result: 2 * result, divide=True))
 rsqrt = _unary("rsqrt", jax.lax.rsqrt,
-               lambda grad, result: -0.5 * grad * (result * result * result).conj())
-sin = _unary("sin", jnp.sin, lambda grad, self: grad * self.cos().conj())
-cos = _unary("cos", jnp.cos, lambda grad, self: grad * -self.sin().conj())
-tan = _unary("tan", jnp.tan, lambda grad, result: grad * (1 + result * result).conj())
+               holomorphic(lambda result: -0.5 * (result * result * result)))
+sin = _unary("sin", jnp.sin, holomorphic(lambda self: self.cos()))
+cos = _unary("cos", jnp.cos, holomorphic(lambda self: -self.sin()))
+tan = _unary("tan", jnp.tan, holomorphic(lambda result: 1 + result * result))
 asin = _unary("asin", jnp.arcsin,
-              lambda grad, self: grad * (-self * self + 1).rsqrt().conj())
+              holomorphic(lambda self: (-self * self + 1).rsqrt()))
 acos = _unary("acos", jnp.arccos,
-              lambda grad, self: grad * -(-self * self + 1).rsqrt().conj())
-atan = _unary("atan", jnp.arctan, lambda grad, self: grad / (self * self + 1).conj())
-sinh = _unary("sinh", jnp.sinh, lambda grad, self: grad * self.cosh().conj())
-cosh = _unary("cosh", jnp.cosh, lambda grad, self: grad * self.sinh().conj())
-tanh = _unary("tanh", jnp.tanh, lambda grad, result: grad * (1 - result * result).conj())
+              holomorphic(lambda self: -(-self * self + 1).rsqrt()))
+atan = _unary("atan", jnp.arctan, holomorphic(lambda self: self * self + 1, divide=True))
+sinh = _unary("sinh", jnp.sinh, holomorphic(lambda self: self.cosh()))
+cosh = _unary("cosh", jnp.cosh, holomorphic(lambda self: self.sinh()))
+tanh = _unary("tanh", jnp.tanh, holomorphic(lambda result: 1 - result * result))
 sigmoid = _unary("sigmoid", jax.nn.sigmoid,
-                 lambda grad, result: grad * (result * (1 - result)).conj())
+                 holomorphic(lambda result: result * (1 - result)))
 _erf = _unary("erf", jax.scipy.special.erf,
               lambda grad, self: grad * (2 / math.sqrt(math.pi)) * (-self * self).exp())
 

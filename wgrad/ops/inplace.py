@@ -38,6 +38,9 @@ _INDEXING = ("index_put", "index_add", "index_copy", "scatter", "scatter_add",
 __all__ = ([n + "_" for n in _ELEMENTWISE] + [n + "_" for n in _INDEXING] +
            ["copy_", "zero_", "fill_"])
 
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = tuple(__all__)  # every in-place op here is one
+
 _ERR_LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 _ERR_VIEW_LEAF = ("a view of a leaf Variable that requires grad is being used in an in-place "
                   "operation.")

@@ -29,6 +29,10 @@ __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsu
            "tensordot", "det", "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power",
            "pinverse", "chain_matmul"]
 
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ("matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "trace", "det",
+           "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power", "pinverse")
+
 
 class LinAlgError(RuntimeError):
     """Raised when a factorization fails (singular or non positive-definite input)."""
@@ -61,16 +65,14 @@ def _mm_other(grad, self):
 
 
 # NOTE [Complex matmul on CPU]
-# XLA's CPU backend runs large complex GEMMs far slower than real ones (measured here,
-# complex64 1024^2: 62 ms against 42 ms for the 4M form and 34 ms for the 3M form below).
-# On CPU a complex product whose every dimension (m, k, n) is at least _MM_REAL_MIN is
-# therefore computed from real GEMMs: the 4M form (four real products; as accurate as
-# the complex GEMM) and, when every dimension is at least _MM_3M_MIN, the 3M form (three
-# products; about 2x the rounding error of the imaginary part, still a few ulps of the
-# result's scale). Below _MM_REAL_MIN the complex GEMM stays: at 16^3 it is twice as fast
-# as four real calls, at the MLP benchmark's 64x256x256 the two tie in an eager step
-# (2.50 vs 2.57 ms) and inside a compiled step the complex GEMM wins (1.9 vs 2.2 ms), while
-# 96^3 and 128^3 run 1.2-1.35x faster in the 4M form (interleaved runs here, 2026-11-22).
+# XLA's CPU backend runs large complex GEMMs far slower than real ones (figures in
+# docs/performance.md, "Measurements behind choices in the code"). On CPU a complex
+# product whose every dimension (m, k, n) is at least _MM_REAL_MIN is therefore computed
+# from real GEMMs: the 4M form (four real products; as accurate as the complex GEMM) and,
+# when every dimension is at least _MM_3M_MIN, the 3M form (three products; about 2x the
+# rounding error of the imaginary part, still a few ulps of the result's scale). Below
+# _MM_REAL_MIN the complex GEMM stays: it is faster on small products and ties or wins at
+# the MLP benchmark's 64x256x256, while from 96 on every side the 4M form is faster.
 # tests/ops/test_matmul_fast.py checks both forms against the plain path and the choice.
 _MM_REAL_MIN = 96
 _MM_3M_MIN = 512

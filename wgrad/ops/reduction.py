@@ -25,6 +25,11 @@ __all__ = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmi
            "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "diff",
            "trapezoid", "norm", "vector_norm", "count_nonzero", "all", "any"]
 
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
+           "std", "logsumexp", "cumsum", "cumprod", "diff", "norm", "count_nonzero", "all",
+           "any")
+
 
 def _axes(dim, ndim):
     """Normalize ``dim`` (None, int or sequence) to a sorted tuple, or None for all."""
@@ -72,7 +77,14 @@ def _rcumsum(x, dim):
 def _results(fields, name):
     cls = collections.namedtuple(name, fields)
     cls.__module__ = "wgrad.return_types"
+    cls.__repr__ = _results_repr
     return cls
+
+
+def _results_repr(self):
+    """torch.return_types' repr: one field a line."""
+    fields = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self))
+    return f"{type(self).__module__}.{type(self).__name__}(\n{fields})"
 
 
 _MaxMin = {n: _results(["values", "indices"], n) for n in ("max", "min")}
@@ -298,7 +310,9 @@ def max(input, dim=None, keepdim=False):
     Example
     -------
     >>> wgrad.max(wgrad.tensor([[1., 5.], [7., 2.]]), 1)
-    wgrad.return_types.max(values=tensor([5., 7.]), indices=tensor([1, 0]))
+    wgrad.return_types.max(
+    values=tensor([5., 7.]),
+    indices=tensor([1, 0]))
     """
     return _maxmin("max", _max_all, _max_dim, input, dim, keepdim)
 

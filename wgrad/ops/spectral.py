@@ -23,6 +23,9 @@ from .shape import pad
 
 __all__ = []
 
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ()
+
 
 def _scale_by(shape, dim, norm):
     n = math.prod(shape[d] for d in dim)
