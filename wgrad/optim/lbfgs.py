@@ -1,0 +1,6 @@
+"""LBFGS."""
+__all__ = ["LBFGS"]
+
+
+class LBFGS:
+    pass

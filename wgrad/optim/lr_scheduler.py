@@ -1,0 +1,2 @@
+"""Learning-rate schedulers."""
+__all__ = []
