@@ -108,7 +108,8 @@ def _use_grad(step):
     """Run ``step`` under no_grad (torch's ``_use_grad_for_differentiable`` with
     differentiable=False), with the step pre/post hooks around it."""
     @functools.wraps(step)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(*args, **kwargs):
+        self = args[0]
         for pre in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
             res = pre(self, args, kwargs)
             if res is not None:
@@ -118,7 +119,7 @@ def _use_grad(step):
                     raise RuntimeError(f"{step} must return None or a tuple of "
                                        f"(new_args, new_kwargs), but got {res}.")
         with no_grad():
-            out = step(self, *args, **kwargs)
+            out = step(*args, **kwargs)
         for post in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
             post(self, args, kwargs)
         return out
@@ -394,6 +395,8 @@ class Optimizer:
         for group in self.param_groups:
             self._update_group(group)
         return loss
+
+    step = _use_grad(step)
 
     def _init_state(self, p, state, group):
         raise NotImplementedError
