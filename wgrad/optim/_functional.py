@@ -30,9 +30,9 @@ import jax.numpy as jnp
 __all__ = ["group_update", "RULES"]
 
 _SCALAR_STATE = frozenset(("step", "mu_product", "eta", "mu"))
-# an array nothing else holds is referenced by its Tensor, the caller's list/dict and
-# getrefcount's argument
-_SOLE_OWNER_REFS = 3
+# an array nothing else holds is referenced by its Tensor, the caller's list or dict, the
+# loop variable and getrefcount's argument
+_SOLE_OWNER_REFS = 4
 _getrefcount = sys.getrefcount
 
 
@@ -253,8 +253,17 @@ def _compiled(rule, static, maximize, donate):
     return jax.jit(fn, donate_argnums=(1, 3) if donate else ())
 
 
-def _sole_owner(a):
-    return _getrefcount(a) <= _SOLE_OWNER_REFS + 1
+def _sole_owners(ps, ss):
+    """Whether nothing but its Tensor (and the list or dict it was collected into) holds
+    each parameter and state array, so that donating them is safe."""
+    for a in ps:
+        if _getrefcount(a) > _SOLE_OWNER_REFS:
+            return False
+    for s in ss:
+        for a in s.values():
+            if _getrefcount(a) > _SOLE_OWNER_REFS:
+                return False
+    return True
 
 
 def group_update(rule, static, hyper, ps, gs, ss):
@@ -269,6 +278,4 @@ def group_update(rule, static, hyper, ps, gs, ss):
     static = tuple(static)
     maximize = bool(dict(static).pop("maximize", False))
     static = tuple(kv for kv in static if kv[0] != "maximize")
-    donate = all(map(_sole_owner, ps)) and all(
-        _sole_owner(a) for s in ss for a in s.values())
-    return _compiled(rule, static, maximize, donate)(hyper, ps, gs, ss)
+    return _compiled(rule, static, maximize, _sole_owners(ps, ss))(hyper, ps, gs, ss)
