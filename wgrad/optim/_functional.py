@@ -7,10 +7,13 @@ param group that applies them (NOTE [One dispatch per step] in optimizer.py).
 # is two independent real numbers, so second moments, maxima, signs and square roots are
 # taken per real component (Adam's exp_avg_sq of z is (Re g)^2 and (Im g)^2, not |g|^2).
 # SGD's update is linear with real coefficients, which acts on each component alike, so
-# its complex arithmetic equals the real view's. Here every rule runs on the real view of
-# a complex parameter (a trailing axis of 2), and its results go back to complex arrays:
-# the state torch shows (``exp_avg`` of a complex parameter is complex) and its values
-# are the same. Scalar state (step, mu_product, eta, mu) is real and not viewed.
+# its complex arithmetic equals the real view's. Every rule is elementwise, so the real
+# view of a complex parameter is the same as running the rule on the real parts and on
+# the imaginary parts as two real parameters; that is what ``_apply`` does (no
+# interleaved copy: XLA fuses real/imag/complex into the update loop), and the results
+# go back into complex arrays: the state torch shows (``exp_avg`` of a complex parameter
+# is complex) with the same values. Scalar state (step, mu_product, eta, mu) is real and
+# shared by both parts.
 
 # NOTE [Scalars in the rules]
 # torch computes bias corrections and step sizes from ``step.item()`` in Python floats
@@ -214,12 +217,23 @@ RULES = {f.__name__: f for f in (sgd, adam, adamax, nadam, radam, adagrad, adade
 # The group computation
 # ======================================================================================
 
-def _real_view(x):
-    return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
+def _apply(rule, o, h, p, g, s):
+    """The rule on one parameter; a complex one as two real ones, its real and imaginary
+    parts (the real view, without interleaving: NOTE [Complex parameters in optim])."""
+    rd = jnp.real(p).dtype if jnp.iscomplexobj(p) else p.dtype
 
-
-def _complex_view(x):
-    return jax.lax.complex(x[..., 0], x[..., 1])
+    def c(x):
+        return jnp.asarray(x).astype(rd)
+    if not jnp.iscomplexobj(p):
+        return rule(o, h, p, g.astype(rd), s, c)
+    parts = []
+    for part in (jnp.real, jnp.imag):
+        sp = {k: (v if k in _SCALAR_STATE else part(v)) for k, v in s.items()}
+        parts.append(rule(o, h, part(p), part(g).astype(rd), sp, c))
+    (p_re, new_re), (p_im, new_im) = parts
+    new = {k: (v if k in _SCALAR_STATE else jax.lax.complex(v, new_im[k]))
+           for k, v in new_re.items()}
+    return jax.lax.complex(p_re, p_im), new
 
 
 def _group(rule, static, maximize, hyper, ps, gs, ss):
@@ -228,20 +242,7 @@ def _group(rule, static, maximize, hyper, ps, gs, ss):
     h = {k: jnp.asarray(v).astype(w) for k, v in hyper.items()}
     out_p, out_s = [], []
     for p, g, s in zip(ps, gs, ss):
-        cplx = jnp.iscomplexobj(p)
-        if maximize:
-            g = -g
-        if cplx:
-            p, g = _real_view(p), _real_view(g)
-            s = {k: (v if k in _SCALAR_STATE else _real_view(v)) for k, v in s.items()}
-        rd = p.dtype
-
-        def c(x, rd=rd):
-            return jnp.asarray(x).astype(rd)
-        p, new = rule(o, h, p, g.astype(rd), s, c)
-        if cplx:
-            p = _complex_view(p)
-            new = {k: (v if k in _SCALAR_STATE else _complex_view(v)) for k, v in new.items()}
+        p, new = _apply(rule, o, h, p, -g if maximize else g, s)
         out_p.append(p)
         out_s.append(new)
     return out_p, out_s
