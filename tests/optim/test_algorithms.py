@@ -90,3 +90,26 @@ def test_trajectory_matches_torch(name, opts, dtype, tol):
         for k in ts:
             assert str(s[k].dtype).split(".")[-1] == str(ts[k].dtype).split(".")[-1], k
             np.testing.assert_allclose(s[k].numpy(), ts[k].numpy(), rtol=1e-4, atol=tol)
+
+
+@pytest.mark.parametrize("name", ["Adam", "SGD", "RMSprop"])
+def test_param_groups_trajectory_matches_torch(name):
+    """Two groups with their own options, a real and a complex parameter in each."""
+    rng = np.random.default_rng(3)
+    init = [rng.standard_normal(4), rng.standard_normal(3) + 1j * rng.standard_normal(3),
+            rng.standard_normal(2), rng.standard_normal(5) + 1j * rng.standard_normal(5)]
+    extra = {"Adam": dict(amsgrad=True), "SGD": dict(momentum=0.5),
+             "RMSprop": dict(centered=True)}[name]
+
+    def run(lib):
+        ps = [lib.tensor(a, requires_grad=True) for a in init]
+        opt = getattr(lib.optim, name)([{"params": ps[:2]},
+                                        {"params": ps[2:], "lr": 0.02, **extra}], lr=0.05)
+        for _ in range(15):
+            opt.zero_grad()
+            sum(((p - 1) * (p - 1).conj()).real.sum() * (i + 1)
+                for i, p in enumerate(ps)).backward()
+            opt.step()
+        return [p.detach().numpy() for p in ps]
+    for a, b in zip(run(wgrad), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
