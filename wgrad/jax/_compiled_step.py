@@ -34,6 +34,7 @@ import warnings
 
 import jax
 
+from .. import _precision
 from .._tensor import Tensor, _make
 from ._discovery import unchanged, walk_roots
 from ._fast_path import MISS, fast_path
@@ -123,6 +124,7 @@ class CompiledStep:
         self._new_state = None  # set while tracing: tensors the step newly stored
         self._fast = None  # the guarded fast path of the last call (NOTE [Fast path])
         self._fasts = {}  # spec -> its fast path, for the current discovery
+        self._precision = _precision.generation[0]  # NOTE [Float32 precision]
         functools.update_wrapper(self, step)
 
     def _roots(self):
@@ -144,6 +146,10 @@ class CompiledStep:
         return found
 
     def __call__(self, *args, **kwargs):
+        if self._precision != _precision.generation[0]:  # traced under another conv flag
+            self._precision = _precision.generation[0]
+            self._cache.clear()
+            self._fast, self._fasts = None, {}
         fast = self._fast
         if fast is not None and not kwargs:
             out = fast(self, args)
