@@ -117,3 +117,16 @@ def test_float32_matmul_precision_on_the_gpu():
         assert err() < 1e-2
     finally:
         wgrad.set_float32_matmul_precision(before)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_cpu_tolerances_are_torchs_assert_close_defaults(dtype, tol):
+    torch = pytest.importorskip("torch")
+    rtol, atol = tol(dtype, "cpu")
+    t = getattr(torch, dtype)
+    base = torch.full((1,), 1000.0, dtype=t)
+    inside, outside = base * (1 + 0.9 * rtol), base * (1 + 1.5 * rtol) + 2 * atol
+    torch.testing.assert_close(inside, base)
+    with pytest.raises(AssertionError):
+        torch.testing.assert_close(outside, base)
+    assert tol(dtype, "cuda:0") == (rtol * 10, atol * 10)
