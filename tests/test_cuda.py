@@ -48,13 +48,22 @@ def test_seeding_cuda_without_a_gpu_changes_nothing():
     assert (a == wgrad.randn(3)).all().item()
 
 
+FACTORIES = [lambda d: wgrad.zeros(2, device=d), lambda d: wgrad.ones(2, device=d),
+             lambda d: wgrad.full((2,), 3.0, device=d), lambda d: wgrad.eye(2, device=d),
+             lambda d: wgrad.arange(2, device=d), lambda d: wgrad.randn(2, device=d),
+             lambda d: wgrad.tensor([1, 2], device=d),
+             lambda d: wgrad.linspace(0, 1, 2, device=d),
+             lambda d: wgrad.normal(0.0, 1.0, (2,), device=d),
+             lambda d: wgrad.logspace(0, 1, 2, device=d),
+             lambda d: wgrad.randint(0, 3, (2,), device=d),
+             lambda d: wgrad.randperm(3, device=d), lambda d: wgrad.rand(2, device=d),
+             lambda d: wgrad.empty(2, device=d),
+             lambda d: wgrad.zeros_like(wgrad.ones(2), device=d),
+             lambda d: wgrad.scalar_tensor(1.0, device=d)]
+
+
 def test_cpu_tensors_and_factories():
-    factories = [lambda d: wgrad.zeros(2, device=d), lambda d: wgrad.ones(2, device=d),
-                 lambda d: wgrad.full((2,), 3.0, device=d), lambda d: wgrad.eye(2, device=d),
-                 lambda d: wgrad.arange(2, device=d), lambda d: wgrad.randn(2, device=d),
-                 lambda d: wgrad.tensor([1, 2], device=d),
-                 lambda d: wgrad.linspace(0, 1, 2, device=d)]
-    for make in factories:
+    for make in FACTORIES:
         for d in ("cpu", wgrad.device("cpu")):
             t = make(d)
             assert t.device == wgrad.device("cpu") and not t.is_cuda
@@ -76,6 +85,14 @@ def test_moves_between_devices_are_differentiable():
     z = wgrad.ones(2, device="cuda", requires_grad=True)
     (z.cpu() * 3).sum().backward()
     assert z.grad.is_cuda and z.grad.tolist() == [3.0, 3.0]
+
+
+@gpu
+def test_factories_place_on_the_gpu():
+    for make in FACTORIES:
+        for d in ("cuda", "cuda:0", wgrad.device("cuda", 0)):
+            t = make(d)
+            assert t.is_cuda and t.device == wgrad.device("cuda", 0), make
 
 
 @gpu

@@ -253,8 +253,10 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
                    dtype, device, requires_grad)
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
-    return randn(*(size or ()), generator=generator, dtype=dtype) * std + mean
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False):
+    out = randn(*(size or ()), generator=generator, dtype=dtype, device=device) * std + mean
+    return out.requires_grad_() if requires_grad else out
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
