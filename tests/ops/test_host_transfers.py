@@ -75,3 +75,22 @@ def test_scalar_constants_keep_torch_promotion_and_signed_zeros():
     neg_zero = wgrad.ones(1) * -0.0
     assert str(1 / neg_zero) == str(wgrad.tensor([float("-inf")]))
     assert str(1 / (wgrad.ones(1) * 0.0)) == str(wgrad.tensor([float("inf")]))
+
+
+@pytest.mark.parametrize("name, kw", [("SGD", {"momentum": 0.9}), ("Adam", {}),
+                                      ("AdamW", {"weight_decay": 0.1})])
+def test_a_warm_training_step_with_an_optimizer_transfers_nothing(name, kw):
+    """lr, betas, eps... are Python numbers handed to the jitted update."""
+    w = wgrad.randn(4, 3, requires_grad=True)
+    x = wgrad.randn(5, 4)
+    opt = getattr(wgrad.optim, name)([w], lr=0.1, **kw)
+
+    def step():
+        opt.zero_grad()
+        loss = ((x @ w).tanh() * 0.5 - 1).pow(2).mean()
+        loss.backward()
+        opt.step()
+    for _ in range(2):  # the first step creates the state, the second runs with it
+        step()
+    with jax.transfer_guard("disallow"):
+        step()

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 from .._dtype import float32 as _float32
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..ops._primitive import device_constant
 from ..ops._views import _write
 from . import _functional as F
 
@@ -443,7 +444,8 @@ class Optimizer:
         gs = [p._grad._data for p in params]
         ss = [{k: (v._data if isinstance(v, Tensor) else v) for k, v in st.items()
                if isinstance(v, Tensor)} for st in states]
-        hyper = self._hyper(group)
+        # NOTE [Python scalars as device constants]: lr, betas, eps... without a transfer
+        hyper = {k: device_constant(v) for k, v in self._hyper(group).items()}
         if isinstance(ps[0], jax.core.Tracer):
             _check_traced_lr(self, group)
         new_ps, new_ss = F.group_update(self._rule, self._static(group), hyper, ps, gs, ss)
