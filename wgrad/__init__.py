@@ -25,6 +25,7 @@ from .ops import *  # noqa: E402,F401,F403
 from .ops._promote import result_type  # noqa: E402
 from ._creation import *  # noqa: E402,F401,F403
 from . import autograd  # noqa: E402
+from . import utils  # noqa: E402
 from .interop import from_dlpack, from_jax, jax_function, to_jax  # noqa: E402
 from .compile import compile  # noqa: E402,A004
 import importlib as _importlib  # noqa: E402

@@ -260,7 +260,8 @@ class Tensor:
         """AccumulateGrad's update of ``.grad`` (torch's accumulate_grad.h rules)."""
         old = self._grad
         if old is None:
-            self._grad = g.clone() if _grad_state.grad else _make(g._data)
+            # create_graph: torch copies into a fresh buffer, so .grad.grad_fn is CopyBackwards
+            self._grad = _make(g._data).copy_(g) if _grad_state.grad else _make(g._data)
         elif _grad_state.grad:
             self._grad = old + g
         else:

@@ -22,7 +22,8 @@ from .graph import Node
 from .saved import SavedTensor
 from . import anomaly_mode as _anomaly
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction",
+           "once_differentiable"]
 
 _ERR_LEGACY = ("Legacy autograd function with non-static forward method is deprecated. Please "
                "use new-style autograd function with static forward method. (Example: "
@@ -241,6 +242,14 @@ class Function:
         finally:
             _grad_state.grad = prev
         return _wrap_outputs(ctx, args, output, executable)
+
+
+class InplaceFunction(Function):
+    """A Function whose forward may work in place, as torch's: ``inplace`` is stored."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
 
 
 def _wrap_outputs(ctx, args, output, executable):

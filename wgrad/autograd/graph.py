@@ -301,6 +301,13 @@ def _current_graph_task_id():
 _TASK_ID = object()
 
 
+def _is_checkpoint_valid():
+    """False inside a backward call that computes gradients for chosen inputs only
+    (``grad()``, ``backward(inputs=...)``), where a reentrant checkpoint cannot run."""
+    task = getattr(_current, "task", None)
+    return task is None or task.exec_info is None
+
+
 def _will_engine_execute_node(node):
     """Whether the running backward call will execute ``node`` (or capture its gradient)."""
     task = getattr(_current, "task", None)

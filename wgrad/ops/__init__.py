@@ -8,10 +8,12 @@ from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from . import conv, fft  # noqa: F401  (fft: no __all__; wgrad.fft is the namespace)
 from .conv import *  # noqa: F401,F403
+from . import compare  # noqa: E402
+from .compare import *  # noqa: F401,F403
 from . import inplace  # noqa: E402  (after the families it wraps)
 from .inplace import *  # noqa: F401,F403
 
-_FAMILIES = (elementwise, shape, reduction, linalg, indexing, inplace, conv, fft)
+_FAMILIES = (elementwise, shape, reduction, linalg, indexing, inplace, conv, fft, compare)
 
 # Functions that are not Tensor methods in torch (or clash with Tensor attributes).
 _NOT_METHODS = {"complex", "polar", "where", "cat", "concat", "concatenate", "stack", "hstack",
