@@ -309,8 +309,9 @@ def _alias(t):
 
 # -- once_differentiable --------------------------------------------------------------
 
-class _DelayedError(Node):
-    """Raises when a gradient that was computed without a graph is differentiated."""
+class Error(Node):
+    """Raises when a gradient that was computed without a graph is differentiated (torch's
+    DelayedError node, whose type is named ``Error``)."""
 
     __slots__ = ("msg", "num_outputs")
 
@@ -324,6 +325,14 @@ class _DelayedError(Node):
 
     def apply(self, grads):
         raise RuntimeError(self.msg)
+
+
+def _fake_leaf(t):
+    if not isinstance(t, _tensor_cls()) or t._data.dtype.kind not in "fc":
+        return (None, 0)
+    leaf = _tensor_cls()._make(t._data)
+    leaf.requires_grad_(True)
+    return leaf._gradient_edge()
 
 
 def once_differentiable(fn):
@@ -357,13 +366,13 @@ def once_differentiable(fn):
         if not prev:
             return outputs
         Tensor = _tensor_cls()
-        edges = tuple(a._gradient_edge() for a in args
-                      if isinstance(a, Tensor) and a.requires_grad)
-        if not edges:
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        err = _DelayedError(_ERR_TWICE, edges, len(outs))
+        # as torch: the node's inputs are fresh leaves over the outputs, so that it has a
+        # grad_fn; it never reaches the graph that computed them
+        err = Error(_ERR_TWICE, tuple(_fake_leaf(o) for o in outs), len(outs))
         wrapped = tuple(Tensor._make(o._data, err, i) if isinstance(o, Tensor) else o
                         for i, o in enumerate(outs))
         return wrapped[0] if single else wrapped

@@ -6,7 +6,8 @@ import weakref
 
 __all__ = ["Node", "AccumulateGrad", "GraphRoot", "RemovableHandle", "GradientEdge",
            "get_gradient_edge", "register_multi_grad_hook", "increment_version",
-           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "allow_mutation_on_saved_tensors"]
 
 _seq = itertools.count()
 _SEQ_MAX = sys.maxsize  # AccumulateGrad runs as soon as it is ready (torch: UINT64_MAX)
@@ -516,3 +517,6 @@ class disable_saved_tensors_hooks:
             with disable_saved_tensors_hooks(self.error_message):
                 return fn(*args, **kwargs)
         return wrapper
+
+
+from ._allow_mutation import allow_mutation_on_saved_tensors  # noqa: E402

@@ -1,0 +1,179 @@
+"""Names and legacy surfaces as torch has them: node types (``MulBackward0``), graph
+descriptions, ``Variable``, ``InplaceFunction``, once_differentiable's ``Error`` node,
+and ``allow_mutation_on_saved_tensors``."""
+import warnings
+
+import pytest
+
+import wgrad
+from wgrad.autograd import Variable
+from wgrad.autograd.function import InplaceFunction, once_differentiable
+
+torch = pytest.importorskip("torch")
+
+
+def graph_desc(fn):
+    """The next_functions tree as type names (what torch's tests compare)."""
+    if fn is None:
+        return "None"
+    inner = ", ".join(graph_desc(f) for f, _ in fn.next_functions)
+    return f"{type(fn).__name__}({inner})"
+
+
+def _custom_function_graph(lib, once):
+    class MyFunction(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t1, pyscalar, t2):
+            ctx.pyscalar = pyscalar
+            ctx.save_for_backward(t1, t2)
+            return t1 + pyscalar * t2 + t1 * t2
+
+        @staticmethod
+        def backward(ctx, g):
+            v1, v2 = ctx.saved_tensors
+            return g + g * v2, None, g * ctx.pyscalar + g * v1
+    if once:
+        MyFunction.backward = staticmethod(once_differentiable(MyFunction.backward)) \
+            if lib is wgrad else staticmethod(
+                torch.autograd.function.once_differentiable(MyFunction.backward))
+    x = lib.randn(3, 3, requires_grad=True)
+    y = lib.randn(3, 3, requires_grad=True)
+    go = lib.ones((), requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch: create_graph backward makes a cycle
+        MyFunction.apply(x, 2, y).sum().backward(go, create_graph=True)
+    return graph_desc(x.grad.grad_fn), graph_desc(y.grad.grad_fn)
+
+
+@pytest.mark.parametrize("once", [False, True])
+def test_graph_description_matches_torch(once):
+    assert _custom_function_graph(wgrad, once) == _custom_function_graph(torch, once)
+
+
+@pytest.mark.parametrize("op", [
+    lambda lib, x: x * 2, lambda lib, x: x.sum(), lambda lib, x: x.exp(),
+    lambda lib, x: x.view(4),
+    lambda lib, x: x.pow(2), lambda lib, x: x @ x,
+])
+def test_node_type_names_and_reprs(op):
+    nodes = []
+    for lib in (wgrad, torch):
+        y = op(lib, lib.ones(2, 2, requires_grad=True))
+        fn = y.grad_fn
+        nodes.append((type(fn).__name__, fn.name(), repr(fn).split(" object")[0]))
+        assert isinstance(fn, lib.autograd.graph.Node)
+    assert nodes[0] == nodes[1]
+
+
+def test_node_classes_are_shared_per_name():
+    x = wgrad.ones(2, requires_grad=True)
+    assert type((x * 2).grad_fn) is type((x * x).grad_fn)
+    assert type((x * 2).grad_fn) is not type((x + 2).grad_fn)
+
+
+def test_variable_is_a_deprecated_tensor_alias():
+    for lib in (wgrad, torch):
+        V = lib.autograd.Variable
+        x = lib.ones(3, requires_grad=True)
+        y = x * 2
+        v = V(y)
+        assert type(v) is lib.Tensor and isinstance(v, V) and isinstance(lib.ones(1), V)
+        assert not v.requires_grad and v.grad_fn is None and v is not y
+        w = V(y, requires_grad=True)
+        assert w.requires_grad and w.is_leaf
+        t = lib.ones(2)
+        V(t).add_(1)  # shares data and version counter
+        assert t._version == 1 and t.tolist() == [2.0, 2.0]
+        assert tuple(V().shape) == (0,)
+        assert not isinstance(3, V)
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got int"):
+        Variable(3)
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        Variable(wgrad.ones(1), volatile=True)
+
+
+def test_inplace_function():
+    assert InplaceFunction(inplace=True).inplace and not InplaceFunction().inplace
+    for lib in (wgrad, torch):
+        with pytest.raises(RuntimeError):  # no forward: torch's NotImplementedError
+            lib.autograd.function.InplaceFunction.apply(lib.ones(2, requires_grad=True))
+
+        class Inplace(lib.autograd.function.InplaceFunction):
+            @staticmethod
+            def forward(ctx, a, b):
+                ctx.mark_dirty(a)
+                return a.add_(b), b + 2
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                return ga, ga + gb
+        x, y = lib.randn(2), lib.randn(2, requires_grad=True)
+        q, _ = Inplace.apply(x, y)
+        assert q is x and type(q.grad_fn) is Inplace._backward_cls
+        q.sum().backward()
+        assert y.grad.tolist() == [1.0, 1.0]
+
+
+def _mutation_counts(lib):
+    G = lib.autograd.graph
+    seen = []
+    with G.allow_mutation_on_saved_tensors() as ctx:
+        a = lib.randn(2, 3, requires_grad=True).clone()
+        b = a ** 2
+        c = a ** 2  # the same tensor at the same version: one handle
+        seen.append(len(ctx.tid_to_weakhandle))
+        a.sin_()
+        seen.append(len(ctx.cloned))
+        d = a ** 2
+        a.sin_()
+        seen.append(len(ctx.cloned))
+        del b, c
+        seen.append(len(ctx.cloned))
+        del d
+        seen.append(len(ctx.cloned))
+    return seen
+
+
+def test_allow_mutation_bookkeeping_matches_torch():
+    assert _mutation_counts(wgrad) == _mutation_counts(torch)
+
+
+@pytest.mark.parametrize("lib", [wgrad, torch])
+def test_allow_mutation_backward_sees_saved_values(lib):
+    G = lib.autograd.graph
+    a = lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64, requires_grad=True)
+
+    def fn():
+        b = a.clone()
+        c = b[:2]
+        out = (b ** 2).sum() + (b.exp() * 1).sum()
+        c.mul_(10)  # through a view
+        b.sin_()
+        da, = lib.autograd.grad(out, a, create_graph=True)
+        d2a, = lib.autograd.grad(da.sum(), a)
+        return da, d2a
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        fn()
+    with G.allow_mutation_on_saved_tensors() as ctx:
+        da, d2a = fn()
+        assert len(ctx.cloned) == 0
+    assert lib.allclose(da, 2 * a + a.exp()) and lib.allclose(d2a, 2 + a.exp())
+
+
+def test_allow_mutation_errors_match_torch():
+    msgs = []
+    for lib in (wgrad, torch):
+        G = lib.autograd.graph
+        with G.allow_mutation_on_saved_tensors():
+            a = lib.ones(2, requires_grad=True)
+            out = (a ** 2).sum()
+        with pytest.raises(AssertionError) as e1:
+            out.backward()
+        with G.allow_mutation_on_saved_tensors():
+            with pytest.raises(AssertionError) as e2:
+                out.backward()
+            with pytest.raises(RuntimeError) as e3:
+                with G.allow_mutation_on_saved_tensors():
+                    pass
+        msgs.append((str(e1.value), str(e2.value), str(e3.value)))
+    assert msgs[0] == msgs[1]
