@@ -177,3 +177,77 @@ def test_allow_mutation_errors_match_torch():
                     pass
         msgs.append((str(e1.value), str(e2.value), str(e3.value)))
     assert msgs[0] == msgs[1]
+
+
+# -- torch's errors and warnings for API misuse ----------------------------------------
+
+def _raised(f):
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001 - comparing whatever each library raises
+        return type(e).__name__, str(e)
+    return None
+
+
+def _misuse(lib, case):
+    x = lib.ones(1, dtype=lib.float64, requires_grad=True)
+    if case == "post_acc_hook_returns":
+        x.register_post_accumulate_grad_hook(lambda t: t.grad)
+        return lambda: x.sum().backward()
+    if case == "grad_empty_inputs":
+        return lambda: lib.autograd.grad(2 * x, [], grad_outputs=lib.ones(1))
+    if case in ("node_too_many", "node_too_few"):
+        y = x ** 2
+        return (lambda: y.grad_fn(x.detach(), x.detach())) if case == "node_too_many" \
+            else (lambda: y.grad_fn())
+
+    class Both(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g
+    return lambda: Both.apply(x).sum().backward()
+
+
+@pytest.mark.parametrize("case", ["post_acc_hook_returns", "grad_empty_inputs",
+                                  "node_too_many", "node_too_few", "backward_and_vjp"])
+def test_misuse_errors_match_torch(case):
+    got, want = _raised(_misuse(wgrad, case)), _raised(_misuse(torch, case))
+    assert got == want and got is not None
+
+
+@pytest.mark.parametrize("lib", [wgrad, torch])
+def test_vjp_only_function_and_saved_variables_warning(lib):
+    class Triple(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t.clone()
+
+        @staticmethod
+        def vjp(ctx, g):
+            ctx.saved_variables
+            return g * 3
+    x = lib.ones(2, requires_grad=True)
+    with pytest.warns(DeprecationWarning, match="'saved_variables' is deprecated; use "
+                                                "'saved_tensors'"):
+        Triple.apply(x).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_materialized_grads_require_grad_under_create_graph(create_graph):
+    flags = []
+    for lib in (wgrad, torch):
+        x, b = lib.tensor(0.5, requires_grad=True), lib.tensor(0.5, requires_grad=True)
+        g = lib.autograd.grad(b * 2, (x, b), materialize_grads=True,
+                              create_graph=create_graph)[0]
+        flags.append((g.item(), g.requires_grad))
+    assert flags[0] == flags[1]

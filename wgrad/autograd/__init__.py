@@ -144,6 +144,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     gouts = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if len(gouts) != len(outputs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(gouts)} "
@@ -175,7 +177,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    f"the desired behavior.")
             if materialize_grads:
                 from .._creation import zeros_like
-                g = zeros_like(t)
+                g = zeros_like(t, requires_grad=create_graph)
         result.append(g)
     return tuple(result)
 

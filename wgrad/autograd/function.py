@@ -14,6 +14,7 @@ a ``<ClassName>Backward`` node. The node *is* the ``ctx`` object, as in torch.
 """
 import functools
 import inspect
+import warnings
 
 import jax.numpy as jnp
 
@@ -94,7 +95,11 @@ class BackwardCFunction(Node, FunctionCtx):
             return ()
         return tuple(s.unpack(self) for s in saved)
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'",
+                      DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     @property
     def _raw_saved_tensors(self):
@@ -112,7 +117,7 @@ class BackwardCFunction(Node, FunctionCtx):
         if self.materialize_grads:
             grads = [_zeros(m) if g is None and m is not None else g
                      for g, m in zip(grads, self._out_meta)]
-        result = cls.backward(self, *grads)
+        result = _user_backward(cls)(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         n = len(self._is_tensor_input)
@@ -136,6 +141,16 @@ class BackwardCFunction(Node, FunctionCtx):
             out.append(r)
         from ..ops._primitive import _post  # the same post-processing as every op's node
         return [_post(r, m, self, i) for i, (r, m) in enumerate(zip(out, self._in_meta))]
+
+
+def _user_backward(cls):
+    """The class's ``backward`` or ``vjp`` (torch allows either, not both)."""
+    has_bw = cls.backward is not Function.backward
+    has_vjp = cls.vjp is not Function.vjp
+    if has_bw and has_vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                           "not allowed. You should only implement one of them.")
+    return cls.vjp if has_vjp else cls.backward
 
 
 def _zeros(meta):

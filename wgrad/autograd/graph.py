@@ -160,6 +160,9 @@ class Node:
         raise NotImplementedError(f"{self.name()}.apply")
 
     def __call__(self, *grads):
+        n = getattr(self, "num_outputs", None)
+        if n is not None and len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
         return self.apply(list(grads))
 
     def release_variables(self):
@@ -227,7 +230,8 @@ class AccumulateGrad(Node):
         hooks = var._post_acc_hooks
         if hooks:
             for hook in list(hooks.values()):
-                hook(var)
+                if hook(var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return []
 
 
