@@ -251,3 +251,23 @@ def test_materialized_grads_require_grad_under_create_graph(create_graph):
                               create_graph=create_graph)[0]
         flags.append((g.item(), g.requires_grad))
     assert flags[0] == flags[1]
+
+
+def test_failed_backward_frees_its_graph_without_gc():
+    import gc
+    import weakref
+
+    def run():
+        x = wgrad.ones(2, requires_grad=True)
+        y = x.exp()
+        y.register_hook(lambda g: 1 / 0)
+        z = (y * 2).sum()
+        ref = weakref.ref(z.grad_fn)
+        with pytest.raises(ZeroDivisionError):
+            z.backward()
+        return ref
+    gc.disable()
+    try:
+        assert run()() is None
+    finally:
+        gc.enable()

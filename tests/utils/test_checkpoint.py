@@ -237,3 +237,42 @@ def test_context_fn_and_grad_mode_off():
     assert entered == ["fwd", "rec"]
     with wgrad.no_grad():
         assert wck.checkpoint(lambda t: t.exp(), a, use_reentrant=False).grad_fn is None
+
+
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_nested_checkpoint_graph_dies_without_gc(early_stop):
+    import gc
+    import weakref
+
+    def grad_of(fn):
+        def wrapper(x):
+            out = fn(x)
+            return wgrad.autograd.grad(out, (x,), create_graph=True)[0]
+        return wrapper
+
+    def ck(fn):
+        return lambda x: wck.checkpoint(fn, x, use_reentrant=False)
+
+    def inner(x):
+        wgrad.autograd.grad(x.sin().exp().sin(), x)  # a backward inside the checkpoint
+        return x.sin()
+
+    def scope():
+        a = wgrad.tensor(0.3, requires_grad=True)
+        out = grad_of(ck(grad_of(ck(inner))))(a)
+        refs, todo, seen = [], [out.grad_fn], set()
+        while todo:
+            n = todo.pop()
+            if n is None or n in seen:
+                continue
+            seen.add(n)
+            refs.append(weakref.ref(n))
+            todo.extend(f for f, _ in n.next_functions)
+        return refs
+    gc.disable()
+    try:
+        with wck.set_checkpoint_early_stop(early_stop):
+            refs = scope()
+        assert refs and [r for r in refs if r() is not None] == []
+    finally:
+        gc.enable()

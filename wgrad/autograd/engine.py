@@ -324,8 +324,14 @@ class Engine:
         finally:
             _restore_state(prev)
         if task.error is not None:
-            # the original exception object: its traceback still shows where it was raised
-            raise task.error
+            # the original exception object: its traceback still shows where it was raised.
+            # Neither the task nor this frame keeps it (error -> traceback -> this frame ->
+            # error would be a cycle holding the whole graph until a gc pass)
+            err, task.error = task.error, None
+            try:
+                raise err
+            finally:
+                del err
         return task.captured
 
     # -- the loop every engine thread runs ----------------------------------------------

@@ -293,8 +293,9 @@ class _Frame:
             with _graph.saved_tensors_hooks(lambda t: self._pack_recomputed(gid, t),
                                             lambda t: t), enable_grad():
                 self.recompute(*args, **kwargs)
-        except _StopRecomputation:
-            pass
+        except _StopRecomputation as stop:
+            # its traceback holds the frames of the rerun, and through them its graph
+            stop.__traceback__ = None
         self.done.add(gid)
         self._check(gid)
 
