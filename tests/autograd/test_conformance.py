@@ -271,3 +271,52 @@ def test_failed_backward_frees_its_graph_without_gc():
         assert run()() is None
     finally:
         gc.enable()
+
+
+def _callback_counts(lib, depths):
+    """Final callbacks queued at reentrant depth 0 and/or 1 (torch's test pattern)."""
+    once = lib.autograd.function.once_differentiable
+    engine = lib.autograd.Variable._execution_engine
+    counts = {"outer": 0, "inner": 0, "chained": 0}
+
+    def bump(k):
+        counts[k] += 1
+        if k == "outer":  # a callback may queue another one
+            engine.queue_callback(lambda: counts.__setitem__("chained", counts["chained"] + 1))
+
+    class Inner(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, i):
+            return i
+
+        @staticmethod
+        @once
+        def backward(ctx, g):
+            if 1 in depths:
+                engine.queue_callback(lambda: bump("inner"))
+            return g
+
+    class Outer(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, i):
+            return i
+
+        @staticmethod
+        @once
+        def backward(ctx, g):
+            if 0 in depths:
+                engine.queue_callback(lambda: bump("outer"))
+            t = g.detach().requires_grad_()
+            with lib.enable_grad():
+                Inner.apply(t).sum().backward()
+            return g
+    Outer.apply(lib.ones(2, requires_grad=True)).sum().backward()
+    return counts
+
+
+@pytest.mark.parametrize("depths", [(0,), (1,), (0, 1)])
+def test_final_callbacks_match_torch(depths):
+    assert _callback_counts(wgrad, depths) == _callback_counts(torch, depths)
+    with pytest.raises(RuntimeError, match="Final callbacks can only be installed during "
+                                           "backward pass."):
+        Variable._execution_engine.queue_callback(lambda: None)

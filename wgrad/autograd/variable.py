@@ -10,6 +10,7 @@ import jax.numpy as jnp
 
 from .. import _dtype
 from .. import _tensor  # partly initialised here: _tensor imports the autograd package
+from .engine import get_default_engine
 
 __all__ = ["Variable"]
 
@@ -30,6 +31,8 @@ class Variable(metaclass=_VariableMeta):
     >>> type(v).__name__, v.requires_grad, isinstance(v, Variable)
     ('Tensor', True, True)
     """
+
+    _execution_engine = get_default_engine()
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         if volatile:
