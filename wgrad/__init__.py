@@ -38,7 +38,7 @@ from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 
 half, float, double = float16, float32, float64  # noqa: A001
-cfloat, cdouble, long, short = complex64, complex128, int64, int16
+cfloat, cdouble, long, short, int = complex64, complex128, int64, int16, int32  # noqa: A001
 chalf = None
 __version__ = "0.1.0"
 

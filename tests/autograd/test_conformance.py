@@ -320,3 +320,28 @@ def test_final_callbacks_match_torch(depths):
     with pytest.raises(RuntimeError, match="Final callbacks can only be installed during "
                                            "backward pass."):
         Variable._execution_engine.queue_callback(lambda: None)
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_materialize_non_diff_grads_matches_torch(materialize):
+    seen = []
+    for lib in (wgrad, torch):
+        class Func(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                o0, o1 = x.clone(), x.clone()
+                ctx.mark_non_differentiable(o1)
+                ctx._materialize_non_diff_grads = materialize
+                return o0, o1
+
+            @staticmethod
+            def backward(ctx, g0, g1):
+                seen.append(None if g1 is None else g1.tolist())
+                return g0
+        Func.apply(lib.tensor(1.0, requires_grad=True))[0].backward()
+    assert seen[0] == seen[1] == (0.0 if materialize else None)
+
+
+def test_int_dtype_alias():
+    assert wgrad.int is wgrad.int32 and repr(wgrad.int) == "wgrad.int32"
+    assert wgrad.zeros(2, dtype=wgrad.int).dtype == wgrad.int32

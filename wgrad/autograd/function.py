@@ -84,6 +84,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._saved = None
         self._is_tensor_input = ()
         self._out_meta = ()
+        self._nondiff_outputs = frozenset()
         self.num_outputs = 1
 
     @property
@@ -115,8 +116,12 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grads):
         cls = self._forward_cls
         if self.materialize_grads:
-            grads = [_zeros(m) if g is None and m is not None else g
-                     for g, m in zip(grads, self._out_meta)]
+            # torch's ctx._materialize_non_diff_grads = False leaves the outputs marked
+            # non-differentiable at None
+            keep = () if getattr(self, "_materialize_non_diff_grads", True) \
+                else self._nondiff_outputs
+            grads = [_zeros(m) if g is None and m is not None and i not in keep else g
+                     for i, (g, m) in enumerate(zip(grads, self._out_meta))]
         result = _user_backward(cls)(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
@@ -301,6 +306,7 @@ def _wrap_outputs(ctx, args, output, executable):
             o._grad_fn = None
             o._requires_grad = False
     ctx._out_meta = tuple(meta)
+    ctx._nondiff_outputs = frozenset(i for i, o in enumerate(outs) if id(o) in nondiff)
     ctx.num_outputs = len(outs)
     if executable:
         ctx._in_meta = tuple((a._data.shape, a._data.dtype) for a in args
