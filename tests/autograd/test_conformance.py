@@ -345,3 +345,14 @@ def test_materialize_non_diff_grads_matches_torch(materialize):
 def test_int_dtype_alias():
     assert wgrad.int is wgrad.int32 and repr(wgrad.int) == "wgrad.int32"
     assert wgrad.zeros(2, dtype=wgrad.int).dtype == wgrad.int32
+
+
+def test_backward_with_create_graph_warns_and_grad_does_not():
+    x = wgrad.ones(2, dtype=wgrad.float64, requires_grad=True)
+    y = x * x
+    with pytest.warns(UserWarning, match="Using backward\\(\\) with create_graph=True will "
+                                         "create a reference cycle"):
+        y.backward(wgrad.ones_like(y), create_graph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        wgrad.autograd.grad(y, x, wgrad.ones_like(y), create_graph=True)

@@ -1,4 +1,6 @@
 """wgrad.autograd: backward, grad, grad modes, graph utilities, gradcheck."""
+import warnings
+
 from . import graph
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                         is_inference_mode_enabled, no_grad, set_grad_enabled)
@@ -13,6 +15,14 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_gradient_edge",
            "register_multi_grad_hook", "increment_version", "set_multithreading_enabled",
            "is_multithreading_enabled", "set_device_workers_for_host_devices", "Variable"]
+
+
+_WARN_CREATE_GRAPH = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak.")
 
 
 def _tensor_cls():
@@ -108,6 +118,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     grads = _make_grads(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        warnings.warn(_WARN_CREATE_GRAPH, UserWarning, stacklevel=2)
     roots, root_grads = _root_edges(tensors, grads)
     edges = None
     if inputs:
