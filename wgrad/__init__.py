@@ -28,6 +28,7 @@ from . import autograd  # noqa: E402
 from . import utils  # noqa: E402
 from .interop import from_dlpack, from_jax, jax_function, to_jax  # noqa: E402
 from .compile import compile  # noqa: E402,A004
+from ._legacy import *  # noqa: E402,F401,F403
 import importlib as _importlib  # noqa: E402
 
 # the namespaces: loaded by name, since ``from . import fft`` would find the ops module
