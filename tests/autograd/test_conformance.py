@@ -356,3 +356,17 @@ def test_backward_with_create_graph_warns_and_grad_does_not():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         wgrad.autograd.grad(y, x, wgrad.ones_like(y), create_graph=True)
+
+
+@pytest.mark.parametrize("lib", [wgrad, torch])
+def test_decorating_a_class_is_deprecated(lib):
+    with pytest.warns(FutureWarning, match="Decorating classes is deprecated"):
+        @lib.no_grad()
+        class Foo:
+            def __init__(self):
+                self.inside = lib.is_grad_enabled()
+
+            def method(self):
+                return lib.is_grad_enabled()
+    foo = Foo()
+    assert (foo.inside, foo.method()) == (False, True)
