@@ -370,3 +370,13 @@ def test_decorating_a_class_is_deprecated(lib):
                 return lib.is_grad_enabled()
     foo = Foo()
     assert (foo.inside, foo.method()) == (False, True)
+
+
+def test_saved_tensor_type_is_public_but_not_constructible():
+    for lib in (wgrad, torch):
+        y = lib.ones(2, requires_grad=True).exp()
+        assert isinstance(y.grad_fn._raw_saved_result, lib.autograd.SavedTensor)
+        assert not isinstance(y, lib.autograd.SavedTensor)
+        with pytest.raises(RuntimeError, match="Trying to create a SavedTensor object from "
+                                               "Python is forbidden."):
+            lib.autograd.SavedTensor()

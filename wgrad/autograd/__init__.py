@@ -14,7 +14,8 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "once_differentiable", "functional", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_gradient_edge",
            "register_multi_grad_hook", "increment_version", "set_multithreading_enabled",
-           "is_multithreading_enabled", "set_device_workers_for_host_devices", "Variable"]
+           "is_multithreading_enabled", "set_device_workers_for_host_devices", "Variable",
+           "SavedTensor"]
 
 
 _WARN_CREATE_GRAPH = (
@@ -200,4 +201,5 @@ from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled,  # noqa
 from .function import Function, once_differentiable  # noqa: E402
 from .graph import get_gradient_edge, increment_version, register_multi_grad_hook  # noqa
 from .variable import Variable  # noqa: E402
+from ._saved_api import SavedTensor  # noqa: E402
 from . import function, functional  # noqa: E402
