@@ -380,3 +380,30 @@ def test_saved_tensor_type_is_public_but_not_constructible():
         with pytest.raises(RuntimeError, match="Trying to create a SavedTensor object from "
                                                "Python is forbidden."):
             lib.autograd.SavedTensor()
+
+
+def _hook_counts(lib):
+    a = lib.tensor(1.0, requires_grad=True)
+    b = a * 2
+    c = b * 2
+    cnt = {"tensor": 0, "pre": 0, "post": 0}
+
+    def bump(k, ret=None):
+        cnt[k] += 1
+        return ret
+    a.register_hook(lambda g: bump("tensor"))
+    b.register_hook(lambda g: bump("tensor", g * 10))
+    for node in (b.grad_fn, b.grad_fn.next_functions[0][0]):
+        node.register_hook(lambda gi, go: bump("post"))
+        node.register_prehook(lambda g: bump("pre"))
+    seen = []
+    for inputs in ((b,), (a, b)):
+        cnt.update(tensor=0, pre=0, post=0)
+        grads = lib.autograd.grad(c, inputs=inputs, retain_graph=True)
+        seen.append(([g.item() for g in grads], dict(cnt)))
+    return seen
+
+
+def test_captured_gradients_and_hook_counts_match_torch():
+    # a node that grad() both captures and runs calls its tensor hooks once
+    assert _hook_counts(wgrad) == _hook_counts(torch)

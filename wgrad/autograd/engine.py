@@ -401,7 +401,9 @@ class Engine:
             if e is not None and e.captures:
                 for input_nr, out_i in e.captures:
                     g = inputs[input_nr]
-                    for hook in node._tensor_hooks_for(input_nr):
+                    # as torch: a node that runs calls its tensor hooks itself (once), so
+                    # the capture takes the gradient as it arrived
+                    for hook in () if e.needed else node._tensor_hooks_for(input_nr):
                         if g is None:
                             break
                         r = hook(g)
