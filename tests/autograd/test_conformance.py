@@ -407,3 +407,32 @@ def _hook_counts(lib):
 def test_captured_gradients_and_hook_counts_match_torch():
     # a node that grad() both captures and runs calls its tensor hooks once
     assert _hook_counts(wgrad) == _hook_counts(torch)
+
+
+def _retained_after_inplace(lib):
+    out = []
+    a = lib.tensor([1.0], requires_grad=True).clone()
+    a.retain_grad()
+    a.mul_(2)
+    a.mul_(2)
+    a.sum().backward()
+    out.append(a.grad.tolist())
+    x = lib.tensor([1.0], requires_grad=True).clone()
+    x.retain_grad()
+    xv = x[:]
+    xv *= 2
+    x *= 2
+    x.sum().backward()
+    out.append(x.grad.tolist())
+    base = lib.tensor([1.0], requires_grad=True).clone()
+    view, view2 = base[:], base[:]
+    view.retain_grad()
+    view2.retain_grad()
+    view.mul_(2)
+    (view + view2).sum().backward()
+    out.append((view.grad.tolist(), view2.grad.tolist()))
+    return out
+
+
+def test_retain_grad_follows_inplace_history():
+    assert _retained_after_inplace(wgrad) == _retained_after_inplace(torch)
