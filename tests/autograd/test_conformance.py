@@ -436,3 +436,20 @@ def _retained_after_inplace(lib):
 
 def test_retain_grad_follows_inplace_history():
     assert _retained_after_inplace(wgrad) == _retained_after_inplace(torch)
+
+
+def test_materialize_grads_refuses_an_unused_gradient_edge():
+    msgs = []
+    for lib in (wgrad, torch):
+        GE = lib.autograd.graph.GradientEdge
+        x = lib.rand(2, requires_grad=True).clone()
+        y = lib.rand(2, requires_grad=True).clone()
+        out = x.clone().sum()
+        gx, gy = lib.autograd.grad(out, (GE(x.grad_fn, 0), y), retain_graph=True,
+                                   allow_unused=True, materialize_grads=True)
+        assert gx.tolist() == [1.0, 1.0] and gy.tolist() == [0.0, 0.0]
+        with pytest.raises(RuntimeError) as e:
+            lib.autograd.grad(out, (x, GE(y.grad_fn, 0)), allow_unused=True,
+                              materialize_grads=True)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

@@ -189,6 +189,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    f"been used in the graph. Set allow_unused=True if this is "
                                    f"the desired behavior.")
             if materialize_grads:
+                if isinstance(t, GradientEdge):  # no shape to make zeros of
+                    raise RuntimeError("materialize_grads cannot be used when the given input "
+                                       "is a GradientEdge")
                 from .._creation import zeros_like
                 g = zeros_like(t, requires_grad=create_graph)
         result.append(g)
