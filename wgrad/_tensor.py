@@ -301,7 +301,7 @@ class Tensor:
 
     # -- conversion --------------------------------------------------------------------
     def numpy(self, *, force=False):
-        if self.requires_grad and not force:
+        if self.requires_grad and not force and _grad_state.grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return np.asarray(self._data)
