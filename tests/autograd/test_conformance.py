@@ -453,3 +453,15 @@ def test_materialize_grads_refuses_an_unused_gradient_edge():
                               materialize_grads=True)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+def test_set_data_of_a_tensor_requiring_grad():
+    msgs = []
+    for lib in (wgrad, torch):
+        a = lib.tensor(1.0, requires_grad=True)
+        a.data = lib.tensor(2.0)
+        assert a.item() == 2.0 and a.requires_grad
+        with pytest.raises(RuntimeError) as e:
+            a.data = lib.tensor(3, dtype=lib.int64)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
