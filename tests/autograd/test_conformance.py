@@ -465,3 +465,19 @@ def test_set_data_of_a_tensor_requiring_grad():
             a.data = lib.tensor(3, dtype=lib.int64)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("stmt", ["del x.grad", "del x.data", "x.data = None",
+                                  "del x.requires_grad", "del x._grad_fn",
+                                  "del x._backward_hooks", "del x.foo"])
+def test_attribute_deletion_matches_torch(stmt):
+    outcomes = []
+    for lib in (wgrad, torch):
+        x = lib.ones(2, requires_grad=True)
+        (x * 2).sum().backward()
+        try:
+            exec(stmt)
+            outcomes.append(("ok", x.grad))
+        except Exception as e:  # noqa: BLE001 - comparing whatever each library raises
+            outcomes.append((type(e).__name__, str(e).replace("wgrad._tensor.", "")))
+    assert outcomes[0] == outcomes[1]
