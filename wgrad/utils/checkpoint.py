@@ -376,9 +376,8 @@ def _checkpoint_without_reentrant(fn, args, kwargs, preserve_rng_state, context_
                    debug)
     dummy = _creation.empty(0, requires_grad=True)
     saver = _SaveInputs.apply(dummy, kwargs, *args)
-    if saver.grad_fn is None:  # grad mode off: nothing to checkpoint
-        with fwd_ctx:
-            return fn(*args, **kwargs)
+    if saver.grad_fn is None:  # grad mode off: nothing to checkpoint (nor contexts, as torch)
+        return fn(*args, **kwargs)
     frame.input_node = saver.grad_fn
     with _graph.saved_tensors_hooks(frame.pack, frame.unpack), fwd_ctx:
         out = fn(*args, **kwargs)
