@@ -119,7 +119,7 @@ _FILLERS_MAX = 512
 def _made(make, args, requires_grad, device):
     """``make(*args)`` by a cached jitted program without arguments."""
     jdev = None if device is None else _dev(device).jax_device()
-    key = (make, args, tuple(repr(a) for a in args), jdev)
+    key = (make, tuple(map(repr, args)), jdev)  # repr: 0, 0.0, -0.0, False, nan apart
     f = _FILLERS.get(key)
     if f is None:
         if len(_FILLERS) >= _FILLERS_MAX:

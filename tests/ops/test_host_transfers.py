@@ -94,3 +94,19 @@ def test_a_warm_training_step_with_an_optimizer_transfers_nothing(name, kw):
         step()
     with jax.transfer_guard("disallow"):
         step()
+
+
+def test_nan_and_signed_zero_constants_are_cached_once():
+    from wgrad._creation import _FILLERS
+    from wgrad.ops._primitive import _CONSTS
+    x = wgrad.ones(2)
+    for _ in range(2):
+        for v in (float("nan"), complex("nan+0j"), -0.0, 0.0):
+            x * v
+            wgrad.full((2,), v)
+    n_consts, n_fillers = len(_CONSTS), len(_FILLERS)
+    y = x * float("nan")
+    z = wgrad.full((2,), float("nan"))
+    assert len(_CONSTS) == n_consts and len(_FILLERS) == n_fillers
+    assert y.isnan().all().item() and z.isnan().all().item()
+    assert str(wgrad.full((1,), -0.0)) == "tensor([-0.])"

@@ -355,7 +355,7 @@ def _wrap(v):
 # (80 us against 31 us for ``x * 0.5`` on a GPU). Numbers reaching a jitted forward or
 # backward kernel are replaced by a device array made once per (type, value) and kept:
 # weakly typed like the number itself, so promotion and the traced program are unchanged.
-# Zeros are told apart by sign (-0.0). The table is bounded: a program whose constants
+# Zeros are told apart by sign (-0.0), NaNs by their text. The table is bounded: a program whose constants
 # keep changing (a decaying factor) clears it from time to time and pays the transfer.
 # Only outside any trace: inside one (a backward kernel, wgrad.compile, a user's jax.jit)
 # a number is a literal of the traced program, and a concrete array there would become a
@@ -376,7 +376,7 @@ def device_constant(v, dtype=None):
     if not isinstance(v, _NUMBER) or not _top_level():
         return v
     t = v.__class__
-    key = (t, v, dtype) if v else (t, repr(v), dtype)
+    key = (t, v, dtype) if v and v == v else (t, repr(v), dtype)  # zeros' signs, NaN
     c = _CONSTS.get(key)
     if c is None:
         try:
