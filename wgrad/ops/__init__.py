@@ -10,6 +10,9 @@ from . import conv, fft  # noqa: F401  (fft: no __all__; wgrad.fft is the namesp
 from .conv import *  # noqa: F401,F403
 from . import inplace  # noqa: E402  (after the families it wraps)
 from .inplace import *  # noqa: F401,F403
+from . import activation, layer, loss  # noqa: E402  (nn's families; Tensor methods: METHODS)
+from .activation import *  # noqa: F401,F403,E402
+from .layer import *  # noqa: F401,F403,E402
 
 _FAMILIES = (elementwise, shape, reduction, linalg, indexing, inplace, conv, fft)
 
@@ -27,6 +30,9 @@ def _bind_methods():
         for name in mod.__all__:
             if name not in _NOT_METHODS and not hasattr(Tensor, name):
                 setattr(Tensor, name, getattr(mod, name))
+    for mod in (activation, layer, loss):
+        for name in mod.METHODS:
+            setattr(Tensor, name, getattr(mod, name))
     Tensor.to = shape.to
     Tensor._sum_to = shape.sum_to_size
     Tensor.where = lambda self, condition, y: elementwise.where(condition, self, y)
