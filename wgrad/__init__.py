@@ -33,6 +33,7 @@ import importlib as _importlib  # noqa: E402
 # of that name that ``from .ops import *`` bound here
 for _m in ("fft", "linalg", "nn"):
     _importlib.import_module(f".{_m}", __name__)
+from .serialization import load, save  # noqa: E402
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 
