@@ -167,3 +167,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
         keep = _creation.rand(*input.shape, dtype=input.dtype) < 1 - p
         scale = keep.to(input.dtype) / (1 - p)
     return _maybe_inplace(lambda x: x * scale, input, inplace)
+
+# pooling, interpolation, more activations and the channel dropouts (issue 26)
+from ._pooling import *  # noqa: E402,F401,F403
+from ._interpolation import *  # noqa: E402,F401,F403
+from ._extra import *  # noqa: E402,F401,F403

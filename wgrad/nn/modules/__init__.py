@@ -15,6 +15,13 @@ from .dropout import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .activation_1b import *  # noqa: F401,F403
+from .dropout_1b import *  # noqa: F401,F403
 
 __all__ = [n for n, v in list(globals().items())
            if not n.startswith("_") and not isinstance(v, _types.ModuleType)]

@@ -6,3 +6,4 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters  # no
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
            "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters"]
+from . import rnn  # noqa: E402,F401  (pack_padded_sequence and friends, issue 26)
