@@ -135,6 +135,11 @@ class _BackwardHookState:
                     packed = res
             self.grad_outputs = packed
             if self.input_pos is None:
+                warnings.warn("Full backward hook is firing when gradients are computed with "
+                              "respect to module outputs since no inputs require gradients. "
+                              "See https://docs.pytorch.org/docs/main/generated/torch.nn."
+                              "Module.html#torch.nn.Module.register_full_backward_hook for "
+                              "more details.", UserWarning, stacklevel=2)
                 grad_inputs = (None,) * self.n_inputs
                 for hook in self.hooks.values():
                     res = hook(m, grad_inputs, self.grad_outputs)
@@ -224,13 +229,6 @@ def _parse_to(args, kwargs):
     return device, dtype, non_blocking
 
 
-_COMPLEX_WARNING = (
-    "Complex modules are a new feature under active development whose design may change, "
-    "and some modules might not work as expected when using complex tensors as parameters "
-    "or buffers. Please file an issue at https://github.com/pytorch/pytorch/issues/new?"
-    "template=bug-report.yml if a complex module does not work as expected.")
-
-
 # -- Module ----------------------------------------------------------------------------
 
 class Module:
@@ -275,9 +273,9 @@ class Module:
         d["_non_persistent_buffers_set"] = set()
         d["_modules"] = {}
         d["_forward_pre_hooks"] = _Hooks()
-        d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_forward_pre_hooks_with_kwargs"] = _Hooks()
         d["_forward_hooks"] = _Hooks()
-        d["_forward_hooks_with_kwargs"] = {}
+        d["_forward_hooks_with_kwargs"] = _Hooks()
         d["_backward_hooks"] = _Hooks()
         d["_backward_pre_hooks"] = _Hooks()
 
@@ -573,10 +571,10 @@ class Module:
     def to(self, *args, **kwargs):
         """Move and/or cast parameters and buffers in place: ``to(device)``,
         ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``. Only floating point and complex
-        tensors change dtype; parameters keep their identity."""
+        tensors change dtype; parameters keep their identity. Unlike torch, a complex dtype
+        gives no "experimental feature" warning."""
         device, dtype, _ = _parse_to(args, dict(kwargs))
-        if dtype is not None and dtype.is_complex:
-            warnings.warn(_COMPLEX_WARNING, UserWarning, stacklevel=2)
+        # torch warns that complex modules are experimental; in wgrad they are first-class
 
         def convert(t):
             if t.is_floating_point() or t.is_complex():
@@ -709,6 +707,7 @@ class Module:
         """
         if not isinstance(state_dict, collections.abc.Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        state_dict = collections.OrderedDict(state_dict)  # subclasses may add keys to it
         missing, unexpected, errors = [], [], []
 
         def load(module, prefix=""):
