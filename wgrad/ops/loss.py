@@ -148,7 +148,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``.
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; with ``weight``,
+    'mean' is the mean of the weighted losses (as torch; mse_loss and l1_loss divide by
+    the weights' sum).
 
     Examples
     --------
@@ -163,7 +165,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     d = input - target
     ad = abs(d)
     loss = where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
-    return _reduce(_weighted(loss, input, weight), reduction, weight)
+    # unlike mse_loss and l1_loss, torch's weighted huber 'mean' divides by the count
+    return _reduce(_weighted(loss, input, weight), reduction)
 
 
 # ======================================================================================
