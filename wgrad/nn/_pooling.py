@@ -447,7 +447,7 @@ def _avg_pool_jax(x, geom):
     for n, (k, s, p, o) in zip(sp, params):
         need = (o - 1) * s + k
         pads.append((p, max(p, need - n - p)))
-    zero = jnp.zeros((), x.dtype)
+    zero = np.zeros((), x.dtype)  # concrete: JAX then uses its differentiable window sum
     summed = jax.lax.reduce_window(x, zero, jax.lax.add, (1, 1) + tuple(k for k, *_ in params),
                                    (1, 1) + tuple(s for _, s, *_ in params),
                                    ((0, 0), (0, 0)) + tuple(pads))
