@@ -45,6 +45,8 @@ SECTIONS = (
     ("Matrix products and matrix functions", "wgrad.ops.linalg"),
     ("In-place variants", "wgrad.ops.inplace"),
     ("Convolutions", "wgrad.ops.conv"),
+    ("Activations", "wgrad.ops.activation"),
+    ("Layer ops: transposed convolutions, normalisation, distances", "wgrad.ops.layer"),
     ("`wgrad.fft`", "wgrad.fft"),
     ("`wgrad.linalg`", "wgrad.linalg"),
     ("`wgrad.nn.functional`", "wgrad.nn.functional"),
@@ -217,6 +219,21 @@ EXAMPLES = {
     # convolutions
     "conv1d": Ex((1, 1, 4), (1, 1, 2), (1,)),
     "conv2d": Ex((1, 1, 3, 3), (1, 1, 2, 2), (1,)),
+    # activations, layers and losses (wgrad.ops.activation, layer, loss; nn.functional)
+    **{n: Ex(S, call=lambda f, x: f(x, 1)) for n in ("softmax", "log_softmax", "softmin")},
+    "conv_transpose1d": Ex((1, 1, 4), (1, 1, 2), (1,)),
+    "conv_transpose2d": Ex((1, 1, 3, 3), (1, 1, 2, 2), (1,)),
+    "linear": Ex(S, S, (2,)),
+    "bilinear": Ex(S, S, (3, 2, 2), (3,)),
+    "embedding": Ex((3, 2), call=lambda f, w: f(_i(0, 2, 2), w)),
+    "layer_norm": Ex(S, (2,), (2,), call=lambda f, x, w, b: f(x, (2,), w, b)),
+    "batch_norm": Ex(S, (2,), (2,), call=lambda f, x, w, b: f(x, None, None, w, b, True)),
+    "one_hot": Ex(S, call=lambda f, x: f((x * 3).long())),
+    **{n: BINARY for n in ("cosine_similarity", "pairwise_distance", "mse_loss", "l1_loss",
+                           "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+                           "binary_cross_entropy_with_logits")},
+    **{n: Ex(S, call=lambda f, x: f(x, _i(0, 1))) for n in ("cross_entropy", "nll_loss")},
+    "kl_div": Ex(S, S, call=lambda f, x, t: f(x, t, reduction="batchmean")),
 }
 
 # names that are not tensor ops: shown, never called
@@ -225,6 +242,7 @@ NOT_PROBED = {
     "fftfreq": "creation function (no tensor input)",
     "rfftfreq": "creation function (no tensor input)",
     "LinAlgError": "exception class",
+    "dropout": "random (a new mask per call); its gradient is the mask, tests/nn",
 }
 
 

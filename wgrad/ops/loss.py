@@ -397,9 +397,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
 
     Examples
     --------
-    >>> x = wgrad.tensor([[-0.6931, -0.6931]])
+    >>> x = wgrad.tensor([[0.25, 0.75]]).log()
     >>> wgrad.nn.functional.kl_div(x, wgrad.tensor([[0.5, 0.5]]), reduction="batchmean")
-    tensor(-1.8090e-05)
+    tensor(0.1438)
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
