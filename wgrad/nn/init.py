@@ -11,12 +11,10 @@
 import math
 import warnings
 
-import jax.numpy as jnp
 import numpy as np
-from jax.scipy.special import ndtr, ndtri
+from scipy.special import ndtri  # a dependency of JAX
 
 from .. import _dtype as D
-from .._creation import eye as _eye
 from .._creation import rand, randn, tensor as _tensor
 from ..autograd.grad_mode import no_grad
 
@@ -56,11 +54,21 @@ def calculate_gain(nonlinearity, param=None):
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
+# Values are drawn and shaped on the host (numpy, from wgrad's generator) and written with
+# one copy_: a layer's construction compiles no kernel per parameter shape beyond that copy.
+
 def _fill(tensor, value):
-    """Write ``value`` (a Tensor of the same shape) into ``tensor`` without recording."""
+    """Write ``value`` (a numpy array of ``tensor``'s shape) into ``tensor`` without
+    recording."""
     with no_grad():
-        tensor.copy_(value)
+        tensor.copy_(_tensor(np.asarray(value), dtype=tensor.dtype))
     return tensor
+
+
+def _draw(fn, tensor, generator, dtype=None):
+    """A float64/complex128 numpy draw of ``tensor``'s shape from ``rand``/``randn``."""
+    d = dtype or _draw_dtype(tensor)
+    return np.asarray(fn(*tensor.shape, generator=generator, dtype=d)._data)
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
@@ -73,7 +81,7 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
     >>> bool((w.abs() <= 1).all())
     True
     """
-    u = rand(*tensor.shape, generator=generator, dtype=_draw_dtype(tensor))
+    u = _draw(rand, tensor, generator)
     if tensor.is_complex():
         return _fill(tensor, a * (1 + 1j) + (b - a) * u)
     return _fill(tensor, a + (b - a) * u)
@@ -89,7 +97,7 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
     >>> wgrad.nn.init.normal_(wgrad.empty(2, 3)).shape
     wgrad.Size([2, 3])
     """
-    z = randn(*tensor.shape, generator=generator, dtype=_draw_dtype(tensor))
+    z = _draw(randn, tensor, generator)
     shift = mean * (1 + 1j) if tensor.is_complex() else mean
     return _fill(tensor, shift + std * z)
 
@@ -110,14 +118,13 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     part = std / math.sqrt(2) if tensor.is_complex() else std
 
     def draw():
-        lo, hi = ndtr((a - mean) / part), ndtr((b - mean) / part)
-        u = rand(*tensor.shape, generator=generator, dtype=D.float64)._data
-        x = ndtri(lo + (hi - lo) * u) * part + mean
-        return jnp.clip(x, a, b)
+        lo, hi = _ndtr((a - mean) / part), _ndtr((b - mean) / part)
+        u = _draw(rand, tensor, generator, D.float64)
+        return np.clip(ndtri(lo + (hi - lo) * u) * part + mean, a, b)
     x = draw()
     if tensor.is_complex():
         x = x + 1j * draw()
-    return _fill(tensor, _tensor(np.asarray(x), dtype=tensor.dtype))
+    return _fill(tensor, x)
 
 
 def constant_(tensor, val):
@@ -172,7 +179,7 @@ def eye_(tensor):
     """
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _fill(tensor, _eye(*tensor.shape, dtype=tensor.dtype))
+    return _fill(tensor, np.eye(*tensor.shape))
 
 
 def dirac_(tensor, groups=1):
@@ -199,7 +206,7 @@ def dirac_(tensor, groups=1):
     for g in range(groups):
         for d in range(n):
             a[(g * per_group + d, d) + centre] = 1
-    return _fill(tensor, _tensor(a, dtype=tensor.dtype))
+    return _fill(tensor, a)
 
 
 def _calculate_fan_in_and_fan_out(tensor):
@@ -304,16 +311,15 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = randn(rows, cols, generator=generator, dtype=_draw_dtype(tensor))._data
+    flat = _draw(randn, tensor, generator).reshape(rows, cols)
     if rows < cols:
         flat = flat.T
-    q, r = jnp.linalg.qr(flat)
-    d = jnp.diagonal(r)
-    q = q * jnp.where(d == 0, 0, d / jnp.where(d == 0, 1, jnp.abs(d)))
+    q, r = np.linalg.qr(flat)
+    d = np.diagonal(r)
+    q = q * np.where(d == 0, 0, d / np.where(d == 0, 1, np.abs(d)))  # sgn(d): unique QR
     if rows < cols:
         q = q.T
-    value = _tensor(np.asarray(q * gain).reshape(tuple(tensor.shape)), dtype=tensor.dtype)
-    return _fill(tensor, value)
+    return _fill(tensor, (q * gain).reshape(tuple(tensor.shape)))
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
@@ -331,12 +337,15 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     n_zeros = int(math.ceil(sparsity * rows))
-    values = np.asarray(randn(rows, cols, generator=generator,
-                              dtype=_draw_dtype(tensor))._data) * std
+    values = _draw(randn, tensor, generator) * std
     for c in range(cols):
         idx = np.asarray(rand(rows, generator=generator, dtype=D.float64)._data).argsort()
         values[idx[:n_zeros], c] = 0
-    return _fill(tensor, _tensor(values, dtype=tensor.dtype))
+    return _fill(tensor, values)
+
+
+def _ndtr(x):
+    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
 
 
 def _draw_dtype(tensor):
