@@ -117,6 +117,9 @@ ROWS = [
     # padding_idx's row gets no gradient by design, so no numerical Jacobian agrees
     Row("embedding_padding_idx", lambda F, i, w: F.embedding(i, w, padding_idx=-4),
         Const([[0, 1, 4], [1, 2, 1]]), N(5, 4), gradcheck=False),
+    Row("embedding_scale_grad_by_freq", lambda F, i, w: F.embedding(
+        i, w, padding_idx=4, scale_grad_by_freq=True), Const([[0, 2, 2], [2, 4, 0]]), N(5, 3),
+        gradcheck=False),
     Row("layer_norm", lambda F, x, w, b: F.layer_norm(x, (4,), w, b), N(3, 4), N(4), N(4)),
     Row("layer_norm_2d", lambda F, x: F.layer_norm(x, [3, 4], eps=1e-3), N(2, 3, 4)),
     Row("batch_norm_train", lambda F, x, w, b: F.batch_norm(x, None, None, w, b, True),

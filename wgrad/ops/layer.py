@@ -7,6 +7,7 @@ layer/batch normalisation, normalize, one_hot, cosine_similarity, pairwise_dista
 (``conv_transpose`` is the convolution primitive with an input dilation, NOTE
 [Transposed convolution]), so their gradients need no new formula.
 """
+import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
@@ -206,17 +207,34 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         elif padding_idx < 0:
             assert padding_idx >= -n, "Padding_idx must be within num_embeddings"
             padding_idx = n + padding_idx
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: scale_grad_by_freq=True and sparse=True are not "
-                                  "supported by wgrad (dense gradients only)")
-    if input.numel() and (int(amax(input)) >= n or int(input.min()) < -n):
+    if sparse:
+        raise NotImplementedError("embedding: sparse=True is not supported by wgrad (its "
+                                  "gradients are dense)")
+    if _concrete(input) and input.numel() and (int(amax(input)) >= n or int(input.min()) < 0):
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm(weight, input, max_norm, norm_type)
     out = weight[input]
     if padding_idx is not None:
         out = where(eq(input, padding_idx).unsqueeze(-1), out.detach(), out)
+    if scale_grad_by_freq:  # each row's gradient divided by its count in ``input``
+        idx = input._data
+        counts = jnp.zeros(n, weight._data.real.dtype).at[idx.reshape(-1)].add(1)
+        out = _scale_grad(out, _make((1 / counts)[idx][..., None]))
     return out
+
+
+def _scale_grad(t, s):
+    """``t`` in value, ``s * grad`` in gradient: ``t - t.detach()`` is exactly 0 where
+    ``t`` is finite."""
+    d = t.detach()
+    return d + (t - d) * s
+
+
+def _concrete(*tensors):
+    """False while tracing (``wgrad.compile``): values cannot be read on the host then, so
+    the checks that read them are skipped."""
+    return not any(isinstance(t._data, jax.core.Tracer) for t in tensors)
 
 
 def _embedding_renorm(weight, input, max_norm, norm_type):

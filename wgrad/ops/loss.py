@@ -11,7 +11,6 @@ skipped while tracing (``wgrad.compile``), where the value is not known.
 """
 import warnings
 
-import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
@@ -19,6 +18,7 @@ from ._primitive import Primitive
 from .activation import log_softmax
 from .elementwise import _real_only, abs, clamp, log, softplus, where
 from .indexing import gather
+from .layer import _concrete
 from .reduction import _torch_name, mean, sum
 
 __all__ = []
@@ -80,11 +80,6 @@ def _weighted(loss, input, weight):
     if tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
     return loss * weight
-
-
-def _concrete(*tensors):
-    """False while tracing: values cannot be read on the host then."""
-    return not any(isinstance(t._data, jax.core.Tracer) for t in tensors)
 
 
 # ======================================================================================
