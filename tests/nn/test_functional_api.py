@@ -337,3 +337,12 @@ def test_one_hot_matches_torch():
         want = torch.nn.functional.one_hot(torch.tensor(idx), n)
         assert got.dtype is wgrad.int64
         np.testing.assert_array_equal(to_np(got), want.numpy())
+
+
+def test_underscore_variants_are_inplace():
+    for name in ("relu_", "leaky_relu_", "elu_", "selu_", "celu_", "hardtanh_"):
+        assert hasattr(torch.nn.functional, name)
+        h = wgrad.tensor([-1.5, 0.5, 2.0], requires_grad=True) * 1
+        want = getattr(torch.nn.functional, name)(torch.tensor([-1.5, 0.5, 2.0]))
+        assert getattr(F, name)(h) is h
+        np.testing.assert_allclose(to_np(h.detach()), want.numpy(), rtol=1e-6)

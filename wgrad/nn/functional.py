@@ -33,6 +33,7 @@ __all__ = [
     # activations
     "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish",
     "softplus", "sigmoid", "tanh", "hardtanh", "softmax", "log_softmax", "softmin",
+    "relu_", "leaky_relu_", "elu_", "selu_", "celu_", "hardtanh_",
     # losses
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
@@ -99,6 +100,31 @@ def mish(input, inplace=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``clamp(x, min_val, max_val)``, gradient 0 at the ends (torch's rule)."""
     return _maybe_inplace(_hardtanh, input, inplace, min_val, max_val)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place :func:`leaky_relu`."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input, alpha=1.0):
+    """In-place :func:`elu`."""
+    return elu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    """In-place :func:`selu`."""
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    """In-place :func:`celu`."""
+    return celu(input, alpha, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`."""
+    return hardtanh(input, min_val, max_val, inplace=True)
 
 
 def _implicit_dim(name, ndim, stacklevel):
@@ -172,3 +198,5 @@ def dropout(input, p=0.5, training=True, inplace=False):
 from ._pooling import *  # noqa: E402,F401,F403
 from ._interpolation import *  # noqa: E402,F401,F403
 from ._extra import *  # noqa: E402,F401,F403
+from . import _extra, _interpolation, _pooling  # noqa: E402
+__all__ += _pooling.__all__ + _interpolation.__all__ + _extra.__all__  # noqa: PLE0605
