@@ -331,6 +331,26 @@ def test_full_backward_hook_matches_torch(dtype, input_grad):
     np.testing.assert_allclose(ww, wt, rtol=1e-12)
 
 
+def test_backward_hook_packing_matches_torch():
+    """grad_input: zeros for tensor inputs without a gradient, None for other arguments;
+    grad_output: None for outputs that do not require grad."""
+    logs = []
+    for L in (wgrad, torch):
+        class M(L.nn.Module):
+            def forward(self, x, y, z, w, k=2):
+                return x * k, L.ones(2), 3, (x * 0).detach()
+
+        def fmt(gs):
+            return [None if g is None else np.asarray(g.detach()).tolist() for g in gs]
+        m, log = M(), []
+        m.register_full_backward_hook(lambda mod, gi, go: log.append((fmt(gi), fmt(go))))
+        m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre", fmt(go))))
+        x, y = L.ones(2, requires_grad=True), L.ones(2, requires_grad=True)
+        m(x, y, L.ones(3), 5, k=3)[0].sum().backward()
+        logs.append(log)
+    assert logs[0] == logs[1]
+
+
 # -- containers --------------------------------------------------------------------------
 
 def test_container_reprs_match_torch():

@@ -6,6 +6,7 @@ import warnings
 import weakref
 
 from ... import _dtype as D
+from ..._creation import zeros_like
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
@@ -58,20 +59,20 @@ def _add(table, hook, prepend, extra=None):
 
 
 # NOTE [Module backward hooks]
-# register_full_backward_hook follows torch's BackwardHook: the module's tensor inputs pass
-# through an identity Function before forward and its tensor outputs through another after
-# it. The outputs' identity node runs first in backward and records grad_output (running
+# register_full_backward_hook follows torch's BackwardHook: the module's inputs that require
+# grad pass through an identity Function before forward, and its outputs that require grad
+# through another after it. The outputs' identity node runs first in backward and records grad_output (running
 # the backward pre-hooks, which may replace it); the inputs' identity node then receives
 # every grad_input at once, calls hook(module, grad_input, grad_output) and returns what
 # the hook returns. When no input requires grad, the hooks run at the outputs' node with
 # grad_input all None.
 
 class _BackwardHookFunction(Function):
+    """The identity on the tensors that require grad; its backward runs the hooks."""
+
     @staticmethod
     def forward(ctx, state, side, *args):
         ctx.state, ctx.side = state, side
-        ctx.set_materialize_grads(False)
-        ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
         return args
 
     @staticmethod
@@ -80,6 +81,9 @@ class _BackwardHookFunction(Function):
 
 
 class _BackwardHookState:
+    # torch's packing: grad_input holds zeros for tensor inputs that get no gradient
+    # (unused, or not requiring grad) and None for other arguments; grad_output holds
+    # None for outputs that do not require grad
     def __init__(self, module, hooks, pre_hooks):
         self.module = module
         self.hooks = hooks
@@ -87,35 +91,43 @@ class _BackwardHookState:
         self.grad_outputs = None
         self.n_inputs = 0
         self.input_pos = None
+        self.input_zeros = {}
         self.n_outputs = 0
         self.output_pos = ()
 
-    def setup_inputs(self, args):
-        self.n_inputs = len(args)
-        pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        if not any(args[i].requires_grad for i in pos):
-            return args
-        self.input_pos = pos
-        wrapped = _BackwardHookFunction.apply(self, "in", *[args[i] for i in pos])
-        out = list(args)
+    @staticmethod
+    def _wrap(state, side, items):
+        pos = [i for i, a in enumerate(items) if isinstance(a, Tensor) and a.requires_grad]
+        if not pos:
+            return None, items
+        wrapped = _BackwardHookFunction.apply(state, side, *[items[i] for i in pos])
+        out = list(items)
         for i, w in zip(pos, wrapped):
             out[i] = w
+        return pos, out
+
+    def setup_inputs(self, args):
+        self.n_inputs = len(args)
+        self.input_pos, out = self._wrap(self, "in", args)
+        if self.input_pos is None:
+            return args
+        self.input_zeros = {i: a for i, a in enumerate(args)
+                            if isinstance(a, Tensor) and i not in self.input_pos}
         return tuple(out)
 
     def setup_outputs(self, result):
         is_tuple = isinstance(result, tuple)
         outs = list(result) if is_tuple else [result]
-        pos = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
-        if not any(outs[i].requires_grad for i in pos):
+        pos, outs = self._wrap(self, "out", outs)
+        if pos is None:
             return result
         self.n_outputs, self.output_pos = len(outs), pos
-        wrapped = _BackwardHookFunction.apply(self, "out", *[outs[i] for i in pos])
-        for i, w in zip(pos, wrapped):
-            outs[i] = w
         return tuple(outs) if is_tuple else outs[0]
 
-    def _pack(self, grads, pos, n):
+    def _pack(self, grads, pos, n, zeros=None):
         full = [None] * n
+        for i, t in (zeros or {}).items():
+            full[i] = zeros_like(t)
         for i, g in zip(pos, grads):
             full[i] = g
         return tuple(full)
@@ -148,7 +160,7 @@ class _BackwardHookState:
                                            "gradient should always return None or None for "
                                            "all gradients.")
             return [packed[i] for i in self.output_pos]
-        packed = self._pack(grads, self.input_pos, self.n_inputs)
+        packed = self._pack(grads, self.input_pos, self.n_inputs, self.input_zeros)
         for hook in self.hooks.values():
             res = hook(m, packed, self.grad_outputs)
             if res is not None:
