@@ -48,6 +48,11 @@ LAYERS = [
      [("x", (1, 2, 4, 4))], [F64, C128]),
     ("embedding", lambda L, d: L.nn.Embedding(10, 3, padding_idx=1, dtype=d),
      [("i", (2, 4), 10)], [F64]),  # torch: no complex autograd for embedding
+    ("embedding_max_norm", lambda L, d: L.nn.Embedding(6, 3, max_norm=1.0, dtype=d),
+     [("i", (2, 4), 6)], [F64]),
+    ("mlp", lambda L, d: L.nn.Sequential(L.nn.Linear(3, 4, dtype=d), L.nn.Tanh(),
+                                         L.nn.Linear(4, 2, dtype=d)), [("x", (2, 3))],
+     [F64, C128]),
     ("layernorm", lambda L, d: L.nn.LayerNorm((3, 4), dtype=d), [("x", (2, 3, 4))], [F64]),
     ("layernorm_noaffine", lambda L, d: L.nn.LayerNorm(4, elementwise_affine=False, dtype=d),
      [("x", (3, 4))], [F64]),
@@ -151,6 +156,9 @@ def test_layer_matches_torch(ctor, spec, dtype):
         if q.grad is not None:
             np.testing.assert_allclose(_np(p.grad), _np(q.grad), rtol=1e-7, atol=1e-9,
                                        err_msg=n)
+    for (n, a), (_, b) in zip(wm.state_dict().items(), tm.state_dict().items()):
+        # e.g. Embedding(max_norm=) renormalises the rows it looked up, in place
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-7, atol=1e-9, err_msg=n)
 
 
 # -- batch norm: running statistics across steps, then eval ----------------------------
