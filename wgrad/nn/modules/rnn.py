@@ -274,12 +274,6 @@ class RNN(RNNBase):
                              f"'relu'.")
         super().__init__(mode, *args, **kwargs)
 
-    def extra_repr(self):
-        s = super().extra_repr()
-        if self.nonlinearity != "tanh":
-            s += f", nonlinearity={self.nonlinearity}"
-        return s
-
 
 class LSTM(RNNBase):
     """Long short-term memory layer (gates i, f, g, o as torch), optional projections
