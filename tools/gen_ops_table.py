@@ -234,6 +234,15 @@ EXAMPLES = {
                            "binary_cross_entropy_with_logits")},
     **{n: Ex(S, call=lambda f, x: f(x, _i(0, 1))) for n in ("cross_entropy", "nll_loss")},
     "kl_div": Ex(S, S, call=lambda f, x, t: f(x, t, reduction="batchmean")),
+    "group_norm": Ex((1, 2, 2), call=lambda f, x: f(x, 1)),
+    "instance_norm": Ex((1, 2, 2)),
+    "rms_norm": Ex(S, (2,), call=lambda f, x, w: f(x, (2,), w)),
+    "scaled_dot_product_attention": Ex(S, S, S),
+    "gaussian_nll_loss": Ex(S, S, S),
+    **{n: Ex(S, S, S) for n in ("margin_ranking_loss", "cosine_embedding_loss",
+                                "triplet_margin_loss")},
+    **{n: BINARY for n in ("poisson_nll_loss", "hinge_embedding_loss", "soft_margin_loss",
+                           "multilabel_soft_margin_loss")},
 }
 
 # names that are not tensor ops: shown, never called

@@ -107,6 +107,20 @@ ERRORS = {
     "bce_range": lambda m: m.nn.functional.binary_cross_entropy(_f64(m, 3) * 2, _f64(m, 3)),
     "bce_logits_size": lambda m: m.nn.functional.binary_cross_entropy_with_logits(
         _f64(m, 3), _f64(m, 2)),
+    "group_norm_groups": lambda m: m.nn.functional.group_norm(_f64(m, 2, 6, 3), 4),
+    "instance_norm_one_element": lambda m: m.nn.functional.instance_norm(_f64(m, 2, 3, 1)),
+    "softshrink_lambda": lambda m: m.nn.functional.softshrink(m.ones(3), -1.0),
+    "hardshrink_complex": lambda m: m.nn.functional.hardshrink(m.ones(2, dtype=m.complex64)),
+    "pdist_dims": lambda m: m.nn.functional.pdist(_f64(m, 3)),
+    "pdist_complex": lambda m: m.nn.functional.pdist(m.ones(3, 2, dtype=m.complex128)),
+    "rms_norm_shape": lambda m: m.nn.functional.rms_norm(_f64(m, 2, 6, 3), (4,)),
+    "sdpa_mask_and_causal": lambda m: m.nn.functional.scaled_dot_product_attention(
+        _f64(m, 2, 3, 4), _f64(m, 2, 5, 4), _f64(m, 2, 5, 6),
+        attn_mask=m.ones(3, 5, dtype=m.bool), is_causal=True),
+    "gaussian_nll_negative_var": lambda m: m.nn.functional.gaussian_nll_loss(
+        _f64(m, 3, 4), _f64(m, 3, 4), -_f64(m, 3, 4)),
+    "gaussian_nll_var_size": lambda m: m.nn.functional.gaussian_nll_loss(
+        _f64(m, 3, 4), _f64(m, 3, 4), _f64(m, 3, 2)),
     "kl_div_complex": lambda m: m.nn.functional.kl_div(
         m.ones(2, dtype=m.complex128), m.ones(2, dtype=m.complex128), reduction="sum"),
 }
@@ -185,11 +199,13 @@ def test_softmax_dtype_argument():
     np.testing.assert_allclose(to_np(F.log_softmax(x32, 1, dtype=wgrad.float64)), t.numpy())
 
 
-TOP_LEVEL = ("softmax", "log_softmax", "selu", "celu", "bilinear", "conv_transpose1d",
-             "conv_transpose2d", "layer_norm", "cosine_similarity", "pairwise_distance")
+TOP_LEVEL = ("softmax", "log_softmax", "selu", "celu", "hardshrink", "bilinear",
+             "conv_transpose1d", "conv_transpose2d", "layer_norm", "group_norm", "rms_norm",
+             "cosine_similarity", "pairwise_distance", "pdist")
 FUNCTIONAL_ONLY = ("gelu", "silu", "mish", "elu", "leaky_relu", "hardtanh", "softmin",
                    "linear", "one_hot", "normalize", "mse_loss", "cross_entropy",
-                   "nll_loss", "binary_cross_entropy", "huber_loss")
+                   "nll_loss", "binary_cross_entropy", "huber_loss", "softshrink",
+                   "scaled_dot_product_attention", "gaussian_nll_loss")
 
 
 def test_top_level_functions_are_torchs():
@@ -209,7 +225,7 @@ def test_top_level_functions_are_torchs():
 
 
 def test_tensor_methods():
-    for name in ("softmax", "log_softmax"):
+    for name in ("softmax", "log_softmax", "hardshrink"):
         assert hasattr(torch.Tensor, name) and hasattr(wgrad.Tensor, name)
     for name in ("selu", "celu", "gelu", "cross_entropy", "bilinear", "layer_norm"):
         assert not hasattr(torch.Tensor, name) and not hasattr(wgrad.Tensor, name), name
@@ -294,6 +310,19 @@ def test_batch_norm_running_stats_match_torch():
         conv = (lambda t: t.detach().numpy()) if m is torch else (lambda t: to_np(t.detach()))
         stats[m.__name__] = [conv(t) for t in (rm, rv, out, w.grad, ev)]
     for a, b in zip(stats["wgrad"], stats["torch"]):
+        np.testing.assert_allclose(a, b, atol=1e-12)
+
+
+def test_instance_norm_running_stats_match_torch():
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((4, 3, 5))
+    res = []
+    for m in (torch, wgrad):
+        rm, rv = m.zeros(3, dtype=m.float64), m.ones(3, dtype=m.float64)
+        out = m.nn.functional.instance_norm(m.tensor(x), rm, rv, momentum=0.4)
+        conv = (lambda t: t.numpy()) if m is torch else to_np
+        res.append([conv(t) for t in (rm, rv, out)])
+    for a, b in zip(*res):
         np.testing.assert_allclose(a, b, atol=1e-12)
 
 

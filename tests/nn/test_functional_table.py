@@ -96,6 +96,8 @@ ROWS = [
         jfn=lambda x: jax.nn.log_softmax(x, axis=0), gradgrad=True),
     Row("softmin", lambda F, x: F.softmin(x, -1), N(3, 4)),
     Row("softmax_3d", lambda F, x: F.log_softmax(x, -2), N(2, 3, 4)),
+    Row("hardshrink", lambda F, x: F.hardshrink(x, 0.6), N(3, 4)),
+    Row("softshrink", lambda F, x: F.softshrink(x), N(3, 4)),
     # -- layers ------------------------------------------------------------------------
     Row("linear", lambda F, x, w, b: F.linear(x, w, b), N(3, 4), N(2, 4), N(2), complex=True,
         jfn=lambda x, w, b: x @ w.T + b),
@@ -128,6 +130,21 @@ ROWS = [
         N(2, 3, 4)),
     Row("batch_norm_eval", lambda F, x, m, v: F.batch_norm(x, m, v, eps=0.1), N(2, 3, 4),
         Const([0.1, -0.2, 0.3], "float64"), Const([0.5, 1.5, 2.0], "float64")),
+    Row("group_norm", lambda F, x, w, b: F.group_norm(x, 2, w, b), N(2, 4, 3), N(4), N(4)),
+    Row("instance_norm", lambda F, x, w: F.instance_norm(x, weight=w), N(2, 3, 4), N(3)),
+    Row("instance_norm_eval", lambda F, x, m, v: F.instance_norm(x, m, v, use_input_stats=False),
+        N(2, 3, 4), Const([0.1, -0.2, 0.3], "float64"), Const([0.5, 1.5, 2.0], "float64")),
+    Row("rms_norm", lambda F, x, w: F.rms_norm(x, (4,), w), N(3, 4), N(4), complex=True),
+    Row("rms_norm_default_eps", lambda F, x: F.rms_norm(x, [3, 4]), N(2, 3, 4)),
+    Row("pdist", lambda F, x: F.pdist(x), N(3, 4)),
+    Row("pdist_p1", lambda F, x: F.pdist(x, 1.0), N(3, 4)),
+    Row("sdpa", lambda F, q, k, v, m: F.scaled_dot_product_attention(q, k, v, m, scale=0.3),
+        N(2, 3, 4), N(2, 5, 4), N(2, 5, 2), N(3, 5)),
+    Row("sdpa_causal_bool", lambda F, q, k, v: F.scaled_dot_product_attention(
+        q, k, v, is_causal=True), N(1, 2, 3, 4), N(1, 2, 3, 4), N(1, 2, 3, 2)),
+    Row("sdpa_gqa", lambda F, q, k, v, m: F.scaled_dot_product_attention(
+        q, k, v, m, enable_gqa=True), N(4, 3, 2), N(2, 5, 2), N(2, 5, 2),
+        Const([[True, False, True, True, True]] * 3)),
     Row("normalize", lambda F, x: F.normalize(x, p=3, dim=0), N(3, 4), complex=True),
     Row("cosine_similarity", lambda F, a, b: F.cosine_similarity(a, b), N(3, 4), N(1, 4)),
     Row("pairwise_distance", lambda F, a, b: F.pairwise_distance(a, b, keepdim=True),
@@ -172,6 +189,26 @@ ROWS = [
     Row("bce_with_logits_plain", lambda F, x, t: F.binary_cross_entropy_with_logits(x, t),
         U((3, 4), -40, 40), U((3, 4), 0, 1)),
     Row("kl_div", lambda F, x, t: F.kl_div(x, t, reduction="batchmean"), N(3, 4), P((3, 4))),
+    Row("poisson_nll_loss", lambda F, x, t: F.poisson_nll_loss(x, t, full=True), N(3, 4),
+        U((3, 4), 0, 3)),
+    Row("poisson_nll_loss_rate", lambda F, x, t: F.poisson_nll_loss(
+        x, t, log_input=False, reduction="sum"), U((3, 4), 0.1, 2), U((3, 4), 0, 3)),
+    Row("gaussian_nll_loss", lambda F, x, t, v: F.gaussian_nll_loss(x, t, v, full=True),
+        N(3, 4), N(3, 4), U((3, 4), 0.1, 2)),
+    Row("gaussian_nll_loss_per_sample", lambda F, x, t, v: F.gaussian_nll_loss(
+        x, t, v, reduction="none"), N(3, 4), N(3, 4), U((3, 1), 0.1, 2)),
+    Row("margin_ranking_loss", lambda F, a, b, y: F.margin_ranking_loss(a, b, y, 0.3),
+        N(4), N(4), Const([1.0, -1.0, 1.0, -1.0])),
+    Row("hinge_embedding_loss", lambda F, x, y: F.hinge_embedding_loss(x, y, 0.5), N(3, 4),
+        Const([[1.0, -1.0, 1.0, -1.0]] * 3)),
+    Row("soft_margin_loss", lambda F, x, y: F.soft_margin_loss(x, y), N(3, 4),
+        Const([[1.0, -1.0, 1.0, -1.0]] * 3)),
+    Row("multilabel_soft_margin_loss", lambda F, x, y, w: F.multilabel_soft_margin_loss(
+        x, y, w), N(3, 4), Const([[1.0, 0.0, 1.0, 0.0]] * 3), W4),
+    Row("cosine_embedding_loss", lambda F, a, b, y: F.cosine_embedding_loss(a, b, y, 0.1),
+        N(3, 4), N(3, 4), Const([1.0, -1.0, -1.0])),
+    Row("triplet_margin_loss", lambda F, a, p, n: F.triplet_margin_loss(a, p, n, swap=True),
+        N(3, 4), N(3, 4), N(3, 4)),
     Row("kl_div_log_target", lambda F, x, t: F.kl_div(
         x, t, reduction="none", log_target=True), N(3, 4), N(3, 4)),
 ]

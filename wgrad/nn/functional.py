@@ -7,36 +7,43 @@ module adds what only the functional API has: ``inplace=`` flags, softmax's impl
 ``dim`` (deprecated in torch, with its warning), and dropout, which draws from wgrad's
 random generator.
 """
+import math
 import warnings
 
-from .. import _creation
+from .. import _creation, _dtype
 from ..ops import activation as _A
-from ..ops.activation import (celu as _celu, elu as _elu, gelu, hardtanh as _hardtanh,
-                              leaky_relu as _leaky_relu, mish as _mish, relu6 as _relu6,
-                              selu as _selu, silu as _silu)
+from ..ops.activation import (celu as _celu, elu as _elu, gelu, hardshrink,
+                              hardtanh as _hardtanh, leaky_relu as _leaky_relu, mish as _mish,
+                              relu6 as _relu6, selu as _selu, silu as _silu, softshrink)
 from ..ops.conv import conv1d, conv2d
 from ..ops.elementwise import _real_only, relu as _relu, sigmoid, softplus, tanh
 from ..ops.inplace import _apply, relu_
 from ..ops.layer import (batch_norm, bilinear, conv_transpose1d, conv_transpose2d,
-                         cosine_similarity, embedding, layer_norm, linear, normalize, one_hot,
-                         pairwise_distance)
+                         cosine_similarity, embedding, group_norm, instance_norm, layer_norm,
+                         linear, normalize, one_hot, pairwise_distance, pdist, rms_norm)
 from ..ops.loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
-                        cross_entropy, huber_loss, kl_div, l1_loss, mse_loss, nll_loss,
-                        smooth_l1_loss)
+                        cosine_embedding_loss, cross_entropy, gaussian_nll_loss,
+                        hinge_embedding_loss, huber_loss, kl_div, l1_loss, margin_ranking_loss,
+                        mse_loss, multilabel_soft_margin_loss, nll_loss, poisson_nll_loss,
+                        smooth_l1_loss, soft_margin_loss, triplet_margin_loss)
 from ..ops.shape import pad
 
 __all__ = [
     # convolutions and layers
     "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "linear", "bilinear",
-    "embedding", "dropout", "layer_norm", "batch_norm", "normalize", "one_hot",
-    "cosine_similarity", "pairwise_distance", "pad",
+    "embedding", "dropout", "layer_norm", "group_norm", "instance_norm", "rms_norm",
+    "batch_norm", "normalize", "one_hot", "cosine_similarity", "pairwise_distance", "pdist",
+    "pad", "scaled_dot_product_attention",
     # activations
     "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish",
     "softplus", "sigmoid", "tanh", "hardtanh", "softmax", "log_softmax", "softmin",
-    "relu_", "leaky_relu_", "elu_", "selu_", "celu_", "hardtanh_",
+    "relu_", "leaky_relu_", "elu_", "selu_", "celu_", "hardtanh_", "hardshrink",
+    "softshrink",
     # losses
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
+    "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
+    "multilabel_soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss",
 ]
 
 
@@ -193,6 +200,55 @@ def dropout(input, p=0.5, training=True, inplace=False):
         keep = _creation.rand(*input.shape, dtype=input.dtype) < 1 - p
         scale = keep.to(input.dtype) / (1 - p)
     return _maybe_inplace(lambda x: x * scale, input, inplace)
+
+
+# ======================================================================================
+# Attention
+# ======================================================================================
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """``softmax(q k^T * scale + mask) v`` over ``(..., L, E)`` queries and ``(..., S, E)``
+    keys, ``scale`` defaulting to ``1 / sqrt(E)``; a boolean ``attn_mask`` marks what may
+    be attended, a float one is added; ``is_causal`` masks the upper triangle; with
+    ``enable_gqa`` key/value heads (dim -3) are repeated to the query's. ``dropout_p``
+    drops attention weights (always, as torch's function: pass 0 in evaluation).
+
+    Examples
+    --------
+    >>> q = wgrad.ones(1, 2, 4)
+    >>> wgrad.nn.functional.scaled_dot_product_attention(q, q, q).shape
+    wgrad.Size([1, 2, 4])
+    """
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                           "set when is_causal=True")
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key, value = _repeat_heads(key, rep), _repeat_heads(value, rep)
+    e = query.shape[-1]
+    s = 1.0 / math.sqrt(e) if scale is None else scale
+    scores = (query * s) @ key.transpose(-2, -1)
+    if is_causal:
+        ell, src = query.shape[-2], key.shape[-2]
+        attn_mask = _creation.ones(ell, src, dtype=_dtype.bool).tril()
+    if attn_mask is not None:
+        if attn_mask.dtype is _dtype.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = _A.softmax(scores, -1)
+    if dropout_p > 0:
+        weights = dropout(weights, dropout_p)
+    return weights @ value
+
+
+def _repeat_heads(t, rep):
+    """Each head (dim -3) ``rep`` times in a row (torch's repeat_interleave there)."""
+    shape = tuple(t.shape)
+    t = t.unsqueeze(-3).expand(shape[:-2] + (rep,) + shape[-2:])
+    return t.reshape(shape[:-3] + (shape[-3] * rep,) + shape[-2:])
+
 
 # pooling, interpolation, more activations and the channel dropouts (issue 26)
 from ._pooling import *  # noqa: E402,F401,F403

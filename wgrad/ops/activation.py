@@ -11,17 +11,16 @@ activations here are real-only in torch except silu, so no conjugates appear.
 import math
 
 import jax
-import jax.numpy as jnp
 
 from .._tensor import _wrap_dim
 from ._primitive import Primitive
+from .elementwise import _real_only, abs, clamp, erf, expm1, softplus, tanh, where
 from .reduction import _torch_name
-from .elementwise import _real_only, clamp, erf, expm1, softplus, tanh, where
 
-__all__ = ["softmax", "log_softmax", "selu", "celu"]
-METHODS = ("softmax", "log_softmax")
+__all__ = ["softmax", "log_softmax", "selu", "celu", "hardshrink"]
+METHODS = ("softmax", "log_softmax", "hardshrink")
 FUNCTIONAL = ("softmax", "log_softmax", "softmin", "leaky_relu", "elu", "selu", "celu",
-              "gelu", "silu", "mish", "hardtanh", "relu6")
+              "gelu", "silu", "mish", "hardtanh", "relu6", "hardshrink", "softshrink")
 
 # torch's SELU constants (Klambauer et al., 2017)
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -231,3 +230,30 @@ def relu6(input):
     """
     return hardtanh(input, 0.0, 6.0)
 
+
+
+def hardshrink(input, lambd=0.5):
+    """``x`` where ``|x| > lambd``, else 0.
+
+    Examples
+    --------
+    >>> wgrad.hardshrink(wgrad.tensor([-1., 0.2, 0.7]))
+    tensor([-1.0000,  0.0000,  0.7000])
+    """
+    _real_only("hardshrink_cpu", input)
+    return where(abs(input) > lambd, input, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0.
+
+    Examples
+    --------
+    >>> wgrad.nn.functional.softshrink(wgrad.tensor([-1., 0.2, 0.75]))
+    tensor([-0.5000,  0.0000,  0.2500])
+    """
+    _real_only("softshrink_cpu", input)
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype "
+                           f"{_torch_name(input.dtype)}, but found {lambd:g}")
+    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))

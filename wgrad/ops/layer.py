@@ -19,12 +19,12 @@ from .linalg import einsum, matmul
 from .reduction import _torch_name, amax, mean, sum, var, vector_norm
 from .shape import broadcast_shapes, flip
 
-__all__ = ["bilinear", "conv_transpose1d", "conv_transpose2d", "layer_norm",
-           "cosine_similarity", "pairwise_distance"]
+__all__ = ["bilinear", "conv_transpose1d", "conv_transpose2d", "layer_norm", "group_norm",
+           "rms_norm", "cosine_similarity", "pairwise_distance", "pdist"]
 METHODS = ()
 FUNCTIONAL = ("linear", "bilinear", "conv_transpose1d", "conv_transpose2d", "embedding",
-              "layer_norm", "batch_norm", "normalize", "one_hot", "cosine_similarity",
-              "pairwise_distance")
+              "layer_norm", "group_norm", "instance_norm", "rms_norm", "batch_norm",
+              "normalize", "one_hot", "cosine_similarity", "pairwise_distance", "pdist")
 
 
 # ======================================================================================
@@ -283,6 +283,95 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each of ``num_groups`` groups of channels per sample (biased variance),
+    then a per-channel ``* weight + bias``.
+
+    Examples
+    --------
+    >>> wgrad.group_norm(wgrad.tensor([[[1.], [3.]]]), 1)
+    tensor([[[-1.0000],
+             [ 1.0000]]])
+    """
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    _real_only("GroupNormKernelImpl", input)
+    g = input.reshape((n, num_groups, -1))
+    g = (g - mean(g, 2, keepdim=True)) * (var(g, 2, keepdim=True, correction=0) + eps).rsqrt()
+    out = g.reshape(tuple(input.shape))
+    if weight is not None:
+        out = out * _channel(weight, input.ndim)
+    if bias is not None:
+        out = out + _channel(bias, input.ndim)
+    return out
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each channel of each sample over its spatial dims; with running
+    statistics, updated in place (under no_grad) by the batch mean of the per-sample
+    statistics (unbiased variance), as torch. ``use_input_stats=False`` uses them.
+
+    Examples
+    --------
+    >>> wgrad.nn.functional.instance_norm(wgrad.tensor([[[1., 3.]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    dims = tuple(range(2, input.ndim))
+    _real_only("batch_norm", input)
+    if use_input_stats:
+        sp = input.numel() // (input.shape[0] * input.shape[1]) if input.numel() else 0
+        if sp == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size torch.Size({list(input.shape)})")
+        mu = mean(input, dims, keepdim=True)
+        v = var(input, dims, keepdim=True, correction=0)
+        with no_grad():
+            if running_mean is not None:
+                m = mean(mu.detach().reshape(tuple(input.shape[:2])), 0)
+                running_mean.copy_((1 - momentum) * running_mean + momentum * m)
+            if running_var is not None:
+                u = mean(v.detach().reshape(tuple(input.shape[:2])), 0) * (sp / max(sp - 1, 1))
+                running_var.copy_((1 - momentum) * running_var + momentum * u)
+    else:
+        mu, v = _channel(running_mean, input.ndim), _channel(running_var, input.ndim)
+    out = (input - mu) * (v + eps).rsqrt()
+    if weight is not None:
+        out = out * _channel(weight, input.ndim)
+    if bias is not None:
+        out = out + _channel(bias, input.ndim)
+    return out
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the last ``len(normalized_shape)`` dims;
+    ``eps`` defaults to the dtype's machine epsilon, as torch. For complex input torch
+    takes the mean of ``z^2`` (not of ``|z|^2``), and so does wgrad.
+
+    Examples
+    --------
+    >>> wgrad.rms_norm(wgrad.tensor([[3., 4.]]), (2,), eps=0.0)
+    tensor([[0.8485, 1.1314]])
+    """
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    shp = [int(s) for s in normalized_shape]
+    k = len(shp)
+    if input.ndim < k or list(input.shape[input.ndim - k:]) != shp:
+        raise RuntimeError(f"Given normalized_shape={shp}, expected input with shape "
+                           f"[*{', '.join(map(str, shp))}], but got input of "
+                           f"size{list(input.shape)}")
+    if eps is None:
+        eps = float(jnp.finfo(input._data.real.dtype).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    # complex input: torch's mean of z^2 (not of |z|^2), so the same here
+    out = input * (mean(input * input, dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
 def _channel(t, ndim):
     return t.reshape((1, -1) + (1,) * (ndim - 2))
 
@@ -404,6 +493,25 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     n1 = clamp(vector_norm(x1, 2, dim, keepdim=True), min=eps)
     n2 = clamp(vector_norm(x2, 2, dim, keepdim=True), min=eps)
     return sum((x1 / n1) * (x2 / n2), dim)
+
+
+def pdist(input, p=2):
+    """The ``p``-norm distances between the rows of a 2-D ``input``, pairs ``i < j`` in
+    row-major order (the condensed upper triangle).
+
+    Examples
+    --------
+    >>> wgrad.pdist(wgrad.tensor([[0., 0.], [3., 4.], [0., 1.]]))
+    tensor([5.0000, 1.0000, 4.2426])
+    """
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    n = input.shape[0]
+    i, j = jnp.triu_indices(n, 1)
+    d = input[_make(i)] - input[_make(j)]
+    return vector_norm(d, p, -1)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):

@@ -1,6 +1,6 @@
 """Losses of ``wgrad.nn.functional``: mse, l1, smooth_l1, huber, nll, cross_entropy,
-binary_cross_entropy (with logits), kl_div, with torch's signatures, reductions, shape
-checks and messages.
+binary_cross_entropy (with logits), kl_div, Poisson and Gaussian NLL, the margin and
+embedding losses, with torch's signatures, reductions, shape checks and messages.
 
 All are composites except binary_cross_entropy, a primitive so that its gradient is
 torch's ``(x - t) / max(x (1 - x), 1e-12)`` at ``x`` in {0, 1} too (a composite of the
@@ -9,23 +9,27 @@ signature, so ``__all__`` is empty and ``FUNCTIONAL`` lists what ``wgrad.nn.func
 takes from here. Index checks (a target out of range) read values on the host, and are
 skipped while tracing (``wgrad.compile``), where the value is not known.
 """
+import math
 import warnings
 
 import jax.numpy as jnp
 
 from .. import _dtype as D
+from .._tensor import Tensor, _make
 from ._primitive import Primitive
 from .activation import log_softmax
-from .elementwise import _real_only, abs, clamp, log, softplus, where
+from .elementwise import _real_only, abs, clamp, log, minimum, softplus, where
 from .indexing import gather
-from .layer import _concrete
+from .layer import _concrete, pairwise_distance
 from .reduction import _torch_name, mean, sum
 
 __all__ = []
 METHODS = ()
 FUNCTIONAL = ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss",
               "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-              "kl_div")
+              "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss",
+              "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+              "cosine_embedding_loss", "triplet_margin_loss")
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -415,3 +419,171 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
     if reduction == "batchmean":
         return sum(loss) / input.shape[0] if input.ndim else sum(loss)
     return _reduce(loss, reduction)
+
+
+# ======================================================================================
+# More losses: Poisson and Gaussian likelihoods, margins, embeddings
+# ======================================================================================
+
+_LOG_2PI = math.log(2 * math.pi)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """``exp(x) - t x`` (``log_input``) or ``x - t log(x + eps)``; ``full`` adds Stirling's
+    ``t log t - t + log(2 pi t) / 2`` where ``t > 1``.
+
+    Examples
+    --------
+    >>> wgrad.nn.functional.poisson_nll_loss(wgrad.tensor([0.]), wgrad.tensor([1.]))
+    tensor(1.)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * log(input + eps)
+    if full:
+        big = target > 1
+        safe = where(big, target, 1.0)
+        stirling = safe * log(safe) - safe + 0.5 * log(2 * math.pi * safe)
+        loss = loss + where(big, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """``(log(var) + (input - target)^2 / var) / 2`` (plus ``log(2 pi) / 2`` with ``full``),
+    ``var`` clamped at ``eps`` in value only, as torch; ``var`` may lack the last dimension
+    or have size 1 there (one variance per sample), or be a number.
+
+    Examples
+    --------
+    >>> F = wgrad.nn.functional
+    >>> F.gaussian_nll_loss(wgrad.tensor([1.]), wgrad.tensor([1.]), wgrad.tensor([1.]))
+    tensor(0.)
+    """
+    _check_reduction(reduction)
+    if not isinstance(var, Tensor):
+        var = _make(jnp.full((), float(var), input._data.dtype))
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1) \
+                and var.ndim != 0:
+            raise ValueError("var is of incorrect size")
+    if _concrete(var) and var.numel() and float(var.min()) < 0:
+        raise ValueError("var has negative entry/entries")
+    var = var + (clamp(var, min=eps) - var).detach()
+    d = input - target
+    loss = 0.5 * (log(var) + d * d / var)
+    if full:
+        loss = loss + 0.5 * _LOG_2PI
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    """``max(0, -y (x1 - x2) + margin)``.
+
+    Examples
+    --------
+    >>> F = wgrad.nn.functional
+    >>> F.margin_ranking_loss(wgrad.tensor([1.]), wgrad.tensor([2.]), wgrad.tensor([1.]))
+    tensor(1.)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    return _reduce(clamp(-target * (input1 - input2) + margin, min=0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``.
+
+    Examples
+    --------
+    >>> F = wgrad.nn.functional
+    >>> F.hinge_embedding_loss(wgrad.tensor([0.3, 0.3]), wgrad.tensor([1., -1.]))
+    tensor(0.5000)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    neg = where(target != 1, clamp(margin - input, min=0), 0.0)
+    return _reduce(neg + where(target != -1, input, 0.0), reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """``log(1 + exp(-y x))``.
+
+    Examples
+    --------
+    >>> wgrad.nn.functional.soft_margin_loss(wgrad.tensor([0.]), wgrad.tensor([1.]))
+    tensor(0.6931)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    return _reduce(softplus(-target * input, 1.0, float("inf")), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    """``-(y log sigmoid(x) + (1 - y) log sigmoid(-x))``, weighted per class and averaged
+    over the classes (the last dimension) per sample.
+
+    Examples
+    --------
+    >>> F = wgrad.nn.functional
+    >>> F.multilabel_soft_margin_loss(wgrad.tensor([[0., 0.]]), wgrad.tensor([[1., 0.]]))
+    tensor(0.6931)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    inf = float("inf")
+    loss = target * softplus(-input, 1.0, inf) + (1 - target) * softplus(input, 1.0, inf)
+    if weight is not None:
+        loss = loss * weight
+    loss = mean(loss, input.ndim - 1)
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where ``y =
+    -1``; the cosine along the last dimension, its squared norms kept from 0 by 1e-12.
+
+    Examples
+    --------
+    >>> x = wgrad.tensor([[1., 0.]])
+    >>> wgrad.nn.functional.cosine_embedding_loss(x, x, wgrad.tensor([1.]))
+    tensor(0.)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    d = input1.ndim - 1
+    dot = sum(input1 * input2, d)
+    m1, m2 = sum(input1 * input1, d) + 1e-12, sum(input2 * input2, d) + 1e-12
+    cos = dot / (m1 * m2).sqrt()
+    loss = where(target == 1, 1 - cos, 0.0) + where(target == -1, clamp(cos - margin, min=0),
+                                                     0.0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the pairwise ``p``-distance;
+    ``swap`` uses ``min(d(a, n), d(p, n))``.
+
+    Examples
+    --------
+    >>> a, q = wgrad.tensor([[0., 0.]]), wgrad.tensor([[3., 4.]])
+    >>> wgrad.nn.functional.triplet_margin_loss(a, a, q, eps=0.0)
+    tensor(0.)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce(clamp(margin + d_pos - d_neg, min=0), reduction)
