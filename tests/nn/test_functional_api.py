@@ -234,6 +234,17 @@ def test_tensor_methods():
     assert x.log_softmax(1).grad_fn.name() == "LogSoftmaxBackward0"
 
 
+def test_node_names_are_torchs():
+    x = np.random.default_rng(9).standard_normal((3, 4))
+    calls = [lambda m, x: m.nn.functional.softmax(x, 1),
+             lambda m, x: m.nn.functional.log_softmax(x, 0),
+             lambda m, x: m.nn.functional.cross_entropy(x, m.tensor([0, 2, 1])),
+             lambda m, x: m.nn.functional.nll_loss(x, m.tensor([0, 2, 1]), reduction="none")]
+    for call in calls:
+        want = call(torch, torch.tensor(x, requires_grad=True)).grad_fn.name()
+        assert call(wgrad, wgrad.tensor(x, requires_grad=True)).grad_fn.name() == want
+
+
 # ======================================================================================
 # In-place activations
 # ======================================================================================

@@ -166,7 +166,7 @@ ROWS = [
         N(3, 4), U((3, 4), 0.1, 1.0, diff=False)),
     Row("cross_entropy", lambda F, x, t: F.cross_entropy(x, t), N(3, 4), IDX),
     Row("cross_entropy_full", lambda F, x, t, w: F.cross_entropy(
-        x, t, w, ignore_index=3, label_smoothing=0.2), N(3, 4), IDX, W4),
+        x, t, w, ignore_index=3, label_smoothing=0.2), N(3, 4), IDX, W4, gradgrad=True),
     Row("cross_entropy_none", lambda F, x, t, w: F.cross_entropy(
         x, t, w, ignore_index=3, reduction="none", label_smoothing=0.1), N(3, 4), IDX, W4),
     Row("cross_entropy_sum_nd", lambda F, x, t: F.cross_entropy(
@@ -177,7 +177,7 @@ ROWS = [
         x, t, w, label_smoothing=0.25), N(3, 4), P((3, 4)), W4),
     Row("cross_entropy_probs_nd", lambda F, x, t: F.cross_entropy(x, t, reduction="none"),
         N(2, 4, 3), P((2, 4, 3))),
-    Row("nll_loss", lambda F, x, t, w: F.nll_loss(x, t, w), N(3, 4), IDX, W4),
+    Row("nll_loss", lambda F, x, t, w: F.nll_loss(x, t, w), N(3, 4), IDX, W4, gradgrad=True),
     Row("nll_loss_ignore_sum", lambda F, x, t: F.nll_loss(
         x, t, ignore_index=1, reduction="sum"), N(3, 4), IDX),
     Row("binary_cross_entropy", lambda F, x, t, w: F.binary_cross_entropy(x, t, w),

@@ -13,13 +13,13 @@ import math
 import warnings
 
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ._primitive import Primitive
 from .activation import log_softmax
 from .elementwise import _real_only, abs, clamp, log, minimum, softplus, where
-from .indexing import gather
 from .layer import _concrete, pairwise_distance
 from .reduction import _torch_name, mean, sum
 
@@ -201,26 +201,57 @@ def _check_index_target(input, target):
                            f"{_torch_name(target.dtype)}")
 
 
-def _nll(logp, target, weight, ignore_index, reduction):
-    """The negative log-likelihood of the class-index ``target`` under ``logp`` (N, C, ...),
-    and the per-element weights (0 where ignored)."""
-    c = logp.shape[1]
+def _nll_fwd(self, target, weight, *, ignore_index, reduction):
     valid = target != ignore_index
-    t = where(valid, target, 0).to(D.int64)
-    if _concrete(t) and t.numel() and (int(t.min()) < 0 or int(t.max()) >= c):
-        bad = t[(t < 0) | (t >= c)][0]
-        raise IndexError(f"Target {int(bad)} is out of bounds.")
-    picked = gather(logp, 1, t.unsqueeze(1)).squeeze(1)
-    if weight is None:
-        w = valid.to(logp.dtype)
-    else:
-        w = where(valid, weight[t], 0.0).to(logp.dtype)
+    t = jnp.where(valid, target, 0)
+    picked = jnp.take_along_axis(self, t[:, None], axis=1)[:, 0]
+    w = valid if weight is None else jnp.where(valid, weight[t], 0)
+    w = w.astype(self.dtype)
     loss = -picked * w
     if reduction == "none":
-        return loss, w
+        return loss
     if reduction == "sum":
-        return sum(loss), w
-    return sum(loss) / sum(w), w
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+def _target_weights(target, weight, ignore_index, dtype):
+    """Each target's class weight (1 without ``weight``), 0 where ignored."""
+    valid = target != ignore_index
+    if weight is None:
+        return valid.to(dtype)
+    return where(valid, weight[where(valid, target, 0)], 0.0).to(dtype)
+
+
+def _nll_backward(grad, target, weight, self_shape, self_dtype, ignore_index, reduction):
+    # d loss / d self[n, c] = -w[n] where c == target[n], the incoming gradient spread over
+    # the targets (divided by the weights' sum for 'mean')
+    w = _target_weights(target, weight, ignore_index, self_dtype)
+    if reduction == "mean":
+        grad = grad / sum(w)
+    coeff = -(grad * w).unsqueeze(1)
+    classes = _make(jnp.arange(self_shape[1]).reshape((1, -1) + (1,) * (len(self_shape) - 2)))
+    hit = (where(target != ignore_index, target, 0).unsqueeze(1) == classes)
+    return where(hit, coeff, 0.0)
+
+
+_nll_loss = Primitive("nll_loss", _nll_fwd, node_name="NllLossBackward0", self=_nll_backward)
+
+
+def _nll(logp, target, weight, ignore_index, reduction):
+    """The negative log-likelihood of the class-index ``target`` under ``logp`` (N, C,
+    ...): one primitive (torch's NllLossBackward0), after one host read of the targets
+    for the bounds check."""
+    c = logp.shape[1]
+    if _concrete(target) and target.numel():
+        a = np.asarray(target._data)
+        bad = a[((a < 0) | (a >= c)) & (a != ignore_index)]
+        if bad.size:
+            raise IndexError(f"Target {int(bad[0])} is out of bounds.")
+    if weight is not None:
+        weight = weight.to(logp.dtype)
+    return _nll_loss(logp, target, weight, ignore_index=int(ignore_index),
+                     reduction=reduction)
 
 
 def _batch_form(input, target):
@@ -247,7 +278,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_index_target(input, target)
     _check_class_weight(weight, input.shape[0 if input.ndim == 1 else 1])
     x, t, one = _batch_form(input, target)
-    loss, _ = _nll(x, t, weight, ignore_index, reduction)
+    loss = _nll(x, t, weight, ignore_index, reduction)
     return loss.reshape(target.shape) if one and reduction == "none" else loss
 
 
@@ -277,8 +308,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _check_index_target(input, target)
     x, t, one = _batch_form(input, target)
     logp = log_softmax(x, 1)
-    loss, w = _nll(logp, t, weight, ignore_index, reduction)
+    loss = _nll(logp, t, weight, ignore_index, reduction)
     if label_smoothing > 0:
+        w = _target_weights(t, weight, ignore_index, logp.dtype)
         wl = logp if weight is None else logp * weight.reshape((1, -1) + (1,) * (x.ndim - 2))
         smooth = -sum(wl, 1) * (t != ignore_index).to(logp.dtype)
         if reduction == "sum":
