@@ -586,7 +586,6 @@ class Module:
         tensors change dtype; parameters keep their identity. Unlike torch, a complex dtype
         gives no "experimental feature" warning."""
         device, dtype, _ = _parse_to(args, dict(kwargs))
-        # torch warns that complex modules are experimental; in wgrad they are first-class
 
         def convert(t):
             if t.is_floating_point() or t.is_complex():
