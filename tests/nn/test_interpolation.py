@@ -114,6 +114,7 @@ def test_messages(i):
 def test_module_reprs():
     for name, kw in [("Upsample", dict(scale_factor=2)),
                      ("Upsample", dict(size=3, mode="bilinear", align_corners=True)),
-                     ("UpsamplingNearest2d", dict(size=4)), ("PixelShuffle", dict(upscale_factor=2)),
+                     ("UpsamplingNearest2d", dict(size=4)),
+                     ("PixelShuffle", dict(upscale_factor=2)),
                      ("Fold", dict(output_size=4, kernel_size=2)), ("Unfold", dict(kernel_size=2))]:
         assert repr(getattr(wgrad.nn, name)(**kw)) == repr(getattr(torch.nn, name)(**kw))

@@ -9,7 +9,6 @@ import pytest
 
 import wgrad
 from wgrad.nn import _rnn
-from wgrad.nn.utils import rnn as wrnn
 from wgrad.testing import check_op, to_np
 
 torch = pytest.importorskip("torch")
@@ -205,6 +204,7 @@ ERRORS = [
     lambda t: t.nn.GRUCell(3, 4)(t.randn(2, 2, 3)),
     lambda t: t.nn.GRUCell(3, 4)(t.randn(2, 5)),
     lambda t: t.nn.GRUCell(3, 4)(t.randn(2, 3), t.randn(3, 4)),
+    lambda t: t.nn.GRUCell(3, 4)(t.randn(2, 3, dtype=t.float64)),
     lambda t: t.nn.RNN(3, 4, nonlinearity="foo"),
     lambda t: t.nn.GRU(3, 4, proj_size=2),
     lambda t: t.nn.LSTM(3, 4, proj_size=4),

@@ -13,8 +13,8 @@ area), pixel_shuffle / pixel_unshuffle, and fold / unfold (col2im / im2col).
 """
 import functools
 import math
+import warnings
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -219,6 +219,8 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     >>> wgrad.nn.functional.upsample(wgrad.ones(1, 1, 2), scale_factor=2).shape
     wgrad.Size([1, 1, 4])
     """
+    warnings.warn("`nn.functional.upsample` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
@@ -231,6 +233,8 @@ def upsample_nearest(input, size=None, scale_factor=None):
     >>> wgrad.nn.functional.upsample_nearest(wgrad.ones(1, 1, 2), 3).shape
     wgrad.Size([1, 1, 3])
     """
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
@@ -243,6 +247,8 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     >>> wgrad.nn.functional.upsample_bilinear(wgrad.ones(1, 1, 2, 2), 3).shape
     wgrad.Size([1, 1, 3, 3])
     """
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 

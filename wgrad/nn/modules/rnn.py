@@ -14,6 +14,7 @@ from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, _packed_lengths, _pack_index, _long
 from .module import Module
+from ...ops.indexing import _tname
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -133,6 +134,11 @@ class RNNBase(Module):
         expected = 2 if batch_sizes is not None else 3
         if input.ndim != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.ndim}")
+        w = self.weight_ih_l0
+        if input.dtype != w.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                             f"({w.dtype}). Convert input: input.to({w.dtype}), or convert "
+                             f"model: model.to({input.dtype})")
         if self.input_size != input.shape[-1]:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.shape[-1]}")
@@ -358,6 +364,9 @@ class RNNCellBase(Module):
                                  f"instead")
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
+        if x.dtype != self.weight_ih.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{_tname(x)} and {_tname(self.weight_ih)}")
         if x.shape[1] != self.input_size:
             raise RuntimeError(f"input has inconsistent input_size: got {x.shape[1]} expected "
                                f"{self.input_size}")
