@@ -243,6 +243,30 @@ EXAMPLES = {
                                 "triplet_margin_loss")},
     **{n: BINARY for n in ("poisson_nll_loss", "hinge_embedding_loss", "soft_margin_loss",
                            "multilabel_soft_margin_loss")},
+    **{f"wgrad.nn.functional:{n}_": UNARY.inplace()
+       for n in ("relu", "leaky_relu", "elu", "selu", "celu", "hardtanh", "rrelu")},
+    # pooling, interpolation, folding and more activations (wgrad/nn/_pooling.py ...)
+    **{f"{k}{d}d": Ex((1, 1) + (2,) * d, call=lambda f, x: f(x, 2))
+       for d in (1, 2, 3) for k in ("max_pool", "avg_pool")},
+    **{f"max_pool{d}d_with_indices": Ex((1, 1) + (2,) * d, call=lambda f, x: f(x, 2))
+       for d in (1, 2, 3)},
+    **{f"max_unpool{d}d": Ex((1, 1) + (2,) * d, call=lambda f, v, i: f(v, i, 2),
+                             pre=lambda x, d=d: getattr(wgrad.nn.functional, f"max_pool{d}d")(
+                                 x, 2, return_indices=True))
+       for d in (1, 2, 3)},
+    **{f"adaptive_{k}_pool{d}d{w}": Ex((1, 1) + (2,) * d, call=lambda f, x: f(x, 1))
+       for d in (1, 2, 3) for k in ("max", "avg") for w in ("", "_with_indices")
+       if not (k == "avg" and w)},
+    **{f"lp_pool{d}d": Ex((1, 1) + (2,) * d, call=lambda f, x: f(x, 2, 2)) for d in (1, 2, 3)},
+    **{n: Ex((1, 1, 2, 2), call=lambda f, x: f(x, scale_factor=2))
+       for n in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
+    "pixel_shuffle": Ex((1, 4, 1, 1), call=lambda f, x: f(x, 2)),
+    "pixel_unshuffle": Ex((1, 1, 2, 2), call=lambda f, x: f(x, 2)),
+    "fold": Ex((1, 4, 1), call=lambda f, x: f(x, (2, 2), (2, 2))),
+    "wgrad.nn.functional:unfold": Ex((1, 1, 2, 2), call=lambda f, x: f(x, (2, 2))),
+    "prelu": Ex(S, (1,)),
+    "threshold": Ex(S, call=lambda f, x: f(x, 0.5, 0.0)),
+    "wgrad.nn.functional:threshold_": Ex(S, call=lambda f, x: f(x, 0.5, 0.0)).inplace(),
 }
 
 # names that are not tensor ops: shown, never called
@@ -251,7 +275,8 @@ NOT_PROBED = {
     "fftfreq": "creation function (no tensor input)",
     "rfftfreq": "creation function (no tensor input)",
     "LinAlgError": "exception class",
-    "dropout": "random (a new mask per call); its gradient is the mask, tests/nn",
+    **{n: "random (a new mask per call); its gradient is the mask, tests/nn"
+       for n in ("dropout", "dropout1d", "dropout2d", "dropout3d")},
 }
 
 

@@ -1,6 +1,7 @@
 """wgrad.nn.functional beyond values and gradients: torch's error messages and warnings,
 dropout, batch_norm's running statistics, in-place activations, embedding's max_norm,
 the top-level functions and Tensor methods torch has."""
+import importlib
 import warnings
 
 import numpy as np
@@ -386,3 +387,12 @@ def test_underscore_variants_are_inplace():
         want = getattr(torch.nn.functional, name)(torch.tensor([-1.5, 0.5, 2.0]))
         assert getattr(F, name)(h) is h
         np.testing.assert_allclose(to_np(h.detach()), want.numpy(), rtol=1e-6)
+
+
+def test_families_functional_lists_are_exported():
+    for name in ("activation", "layer", "loss"):
+        family = importlib.import_module(f"wgrad.ops.{name}")
+        assert set(family.FUNCTIONAL) <= set(F.__all__), name
+        assert set(family.METHODS) <= set(family.__all__), name
+        for method in family.METHODS:
+            assert hasattr(torch.Tensor, method) and hasattr(wgrad.Tensor, method)

@@ -1,5 +1,6 @@
 """The ops behind nn's layers: linear, bilinear, transposed convolutions, embedding,
-layer/batch normalisation, normalize, one_hot, cosine_similarity, pairwise_distance.
+layer/group/instance/batch/RMS normalisation, normalize, one_hot, cosine_similarity,
+pairwise_distance, pdist.
 
 ``__all__`` holds what torch also has at top level with the same signature
 (``torch.bilinear``, ``torch.conv_transpose1d``...); ``FUNCTIONAL`` the names
