@@ -396,3 +396,14 @@ def test_families_functional_lists_are_exported():
         assert set(family.METHODS) <= set(family.__all__), name
         for method in family.METHODS:
             assert hasattr(torch.Tensor, method) and hasattr(wgrad.Tensor, method)
+
+
+def test_dropout_while_tracing_warns():
+    x = wgrad.ones(4, requires_grad=True)
+
+    @wgrad.compile
+    def step():
+        return F.dropout(x, 0.5).sum()
+
+    with pytest.warns(UserWarning, match="the mask is drawn once, at trace time"):
+        step()

@@ -18,7 +18,7 @@ from ..ops.activation import (celu as _celu, elu as _elu, gelu, hardshrink,
 from ..ops.conv import conv1d, conv2d
 from ..ops.elementwise import _real_only, relu as _relu, sigmoid, softplus, tanh
 from ..ops.inplace import _apply, relu_
-from ..ops.layer import (batch_norm, bilinear, conv_transpose1d, conv_transpose2d,
+from ..ops.layer import (_concrete, batch_norm, bilinear, conv_transpose1d, conv_transpose2d,
                          cosine_similarity, embedding, group_norm, instance_norm, layer_norm,
                          linear, normalize, one_hot, pairwise_distance, pdist, rms_norm)
 from ..ops.loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
@@ -181,7 +181,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``
     while ``training``; the identity otherwise. The mask comes from wgrad's generator
-    (``wgrad.manual_seed``). Real input only, as torch.
+    (``wgrad.manual_seed``), on the host: inside ``wgrad.compile`` it is drawn once,
+    while tracing (a warning says so). Real input only, as torch.
 
     Examples
     --------
@@ -194,6 +195,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0:
         return input
     _real_only("bernoulli_scalar_cpu_", input)
+    if not _concrete(input):
+        warnings.warn("dropout while tracing (wgrad.compile): the mask is drawn once, at "
+                      "trace time, and every call of the compiled step reuses it",
+                      stacklevel=2)
     if p == 1:
         scale = 0.0
     else:
