@@ -240,7 +240,8 @@ def test_node_names_are_torchs():
     calls = [lambda m, x: m.nn.functional.softmax(x, 1),
              lambda m, x: m.nn.functional.log_softmax(x, 0),
              lambda m, x: m.nn.functional.cross_entropy(x, m.tensor([0, 2, 1])),
-             lambda m, x: m.nn.functional.nll_loss(x, m.tensor([0, 2, 1]), reduction="none")]
+             lambda m, x: m.nn.functional.nll_loss(x, m.tensor([0, 2, 1]), reduction="none"),
+             lambda m, x: m.nn.functional.embedding(m.tensor([[0, 2], [1, 1]]), x)]
     for call in calls:
         want = call(torch, torch.tensor(x, requires_grad=True)).grad_fn.name()
         assert call(wgrad, wgrad.tensor(x, requires_grad=True)).grad_fn.name() == want

@@ -4,18 +4,23 @@ pairwise_distance, pdist.
 
 ``__all__`` holds what torch also has at top level with the same signature
 (``torch.bilinear``, ``torch.conv_transpose1d``...); ``FUNCTIONAL`` the names
-``wgrad.nn.functional`` takes from here. All are composites of existing primitives
-(``conv_transpose`` is the convolution primitive with an input dilation, NOTE
-[Transposed convolution]), so their gradients need no new formula.
+``wgrad.nn.functional`` takes from here. All but embedding are composites of existing
+primitives (``conv_transpose`` is the convolution primitive with an input dilation, NOTE
+[Transposed convolution]), so their gradients need no new formula; embedding is one
+primitive (torch's EmbeddingBackward0: a take, its gradient an index_add that skips
+``padding_idx``).
 """
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtype as D
 from .._tensor import _make
+from ._primitive import Primitive
 from ..autograd.grad_mode import no_grad
 from .conv import _conv, _tuple
 from .elementwise import _real_only, clamp, eq, where
+from .indexing import index_add
 from .linalg import einsum, matmul
 from .reduction import _torch_name, amax, mean, sum, var, vector_norm
 from .shape import broadcast_shapes, flip
@@ -211,25 +216,33 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if sparse:
         raise NotImplementedError("embedding: sparse=True is not supported by wgrad (its "
                                   "gradients are dense)")
-    if _concrete(input) and input.numel() and (int(amax(input)) >= n or int(input.min()) < 0):
-        raise IndexError("index out of range in self")
+    if _concrete(input) and input.numel():  # one read of the indices on the host
+        a = np.asarray(input._data)
+        if a.max() >= n or a.min() < 0:
+            raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm(weight, input, max_norm, norm_type)
-    out = weight[input]
-    if padding_idx is not None:
-        out = where(eq(input, padding_idx).unsqueeze(-1), out.detach(), out)
+    scale = None
     if scale_grad_by_freq:  # each row's gradient divided by its count in ``input``
-        idx = input._data
-        counts = jnp.zeros(n, weight._data.real.dtype).at[idx.reshape(-1)].add(1)
-        out = _scale_grad(out, _make((1 / counts)[idx][..., None]))
-    return out
+        scale = _make(jnp.zeros(n, weight._data.real.dtype).at[input._data.reshape(-1)].add(1))
+    return _embedding(weight, input, scale, padding_idx=padding_idx)
 
 
-def _scale_grad(t, s):
-    """``t`` in value, ``s * grad`` in gradient: ``t - t.detach()`` is exactly 0 where
-    ``t`` is finite."""
-    d = t.detach()
-    return d + (t - d) * s
+def _embedding_backward(grad, indices, scale, weight_shape, padding_idx):
+    # the rows' gradients summed into the table; padding_idx's row gets none
+    g = grad.reshape((-1, weight_shape[1]))
+    idx = indices.reshape(-1)
+    if padding_idx is not None:
+        g = where((idx == padding_idx).unsqueeze(1), 0.0, g)
+    if scale is not None:
+        g = g / scale[idx].unsqueeze(1)
+    table = _make(jnp.zeros(weight_shape, g._data.dtype))
+    return index_add(table, 0, idx, g)
+
+
+_embedding = Primitive(
+    "embedding", lambda weight, indices, scale, *, padding_idx: jnp.take(weight, indices, 0),
+    weight=_embedding_backward)
 
 
 def _concrete(*tensors):
