@@ -122,6 +122,21 @@ ERRORS = {
         _f64(m, 3, 4), _f64(m, 3, 4), -_f64(m, 3, 4)),
     "gaussian_nll_var_size": lambda m: m.nn.functional.gaussian_nll_loss(
         _f64(m, 3, 4), _f64(m, 3, 4), _f64(m, 3, 2)),
+    "linear_dtypes": lambda m: m.nn.functional.linear(m.ones(2, 3), _f64(m, 4, 3)),
+    "linear_complex_real": lambda m: m.nn.functional.linear(
+        m.ones(2, 3, dtype=m.complex128), _f64(m, 4, 3)),
+    "linear_bias_dtype": lambda m: m.nn.functional.linear(m.ones(2, 3), m.ones(4, 3),
+                                                          _f64(m, 4)),
+    "conv_t_dtypes": lambda m: m.nn.functional.conv_transpose1d(_f64(m, 1, 2, 3),
+                                                                m.ones(2, 1, 2)),
+    "layer_norm_weight_f64": lambda m: m.nn.functional.layer_norm(m.ones(2, 3), (3,),
+                                                                  _f64(m, 3)),
+    "layer_norm_weight_f32": lambda m: m.nn.functional.layer_norm(_f64(m, 2, 3), (3,),
+                                                                  m.ones(3)),
+    "nll_weight_dtype": lambda m: m.nn.functional.nll_loss(m.ones(2, 3), _idx(m, [0, 1]),
+                                                           weight=_f64(m, 3)),
+    "bce_target_dtype": lambda m: m.nn.functional.binary_cross_entropy(_f64(m, 3) * 0.5,
+                                                                       m.ones(3)),
     "kl_div_complex": lambda m: m.nn.functional.kl_div(
         m.ones(2, dtype=m.complex128), m.ones(2, dtype=m.complex128), reduction="sum"),
 }

@@ -45,8 +45,21 @@ def linear(input, weight, bias=None):
     >>> wgrad.nn.functional.linear(wgrad.ones(2, 3), wgrad.ones(4, 3)).shape
     wgrad.Size([2, 4])
     """
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_cpp_name(input.dtype)} != {_cpp_name(weight.dtype)}")
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{_torch_name(bias.dtype)} and {_torch_name(input.dtype)}")
     out = matmul(input, weight.t())
     return out if bias is None else out + bias
+
+
+def _cpp_name(d):
+    """The C++ type torch's matmul messages name."""
+    return {"float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16"}.get(d.name, d.name)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -101,6 +114,9 @@ def _conv_transpose(name, nsp, input, weight, bias, stride, padding, output_padd
     dilation = _tuple(dilation, nsp, "dilation")
     padding = _tuple(padding, nsp, "padding")
     output_padding = _tuple(output_padding, nsp, "output_padding")
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"expected scalar type {_torch_name(input.dtype)} but found "
+                           f"{_torch_name(weight.dtype)}")
     ws = list(weight.shape)
     if ws[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
@@ -274,6 +290,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
+    for p in (weight, bias):
+        if p is not None and p.dtype is not input.dtype:
+            if input.dtype is D.float64:
+                raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                               f"{_torch_name(input.dtype)}")
     shp = [int(s) for s in normalized_shape]
     k = len(shp)
     if k == 0 or input.ndim < k or list(input.shape[input.ndim - k:]) != shp:

@@ -172,7 +172,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 # Classification: nll_loss, cross_entropy
 # ======================================================================================
 
-def _check_class_weight(weight, c):
+def _check_class_weight(weight, c, input=None):
+    if weight is not None and input is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {_torch_name(input.dtype)} but found "
+                           f"{_torch_name(weight.dtype)}")
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
@@ -276,7 +279,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_index_target(input, target)
-    _check_class_weight(weight, input.shape[0 if input.ndim == 1 else 1])
+    _check_class_weight(weight, input.shape[0 if input.ndim == 1 else 1], input)
     x, t, one = _batch_form(input, target)
     loss = _nll(x, t, weight, ignore_index, reduction)
     return loss.reshape(target.shape) if one and reduction == "none" else loss
@@ -302,7 +305,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                            f"{label_smoothing}")
     cdim = 0 if input.ndim == 1 else 1
     c = input.shape[cdim]
-    _check_class_weight(weight, c)
+    _check_class_weight(weight, c, input)
     if tuple(input.shape) == tuple(target.shape):
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, cdim)
     _check_index_target(input, target)
@@ -380,7 +383,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if _concrete(input) and input.numel() and (float(input.min()) < 0
                                                or float(input.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    loss = _bce(input, target.to(input.dtype))
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_torch_name(target.dtype)} but expected "
+                           f"{_torch_name(input.dtype)}")
+    loss = _bce(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
