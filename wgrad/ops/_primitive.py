@@ -442,6 +442,12 @@ class OpNode(Node):
                 return self.attrs[key]
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
 
+    def __dir__(self):
+        # as in torch, dir() lists the saved values, so tools (torchviz, wgrad.viz) find them
+        raw = [f"_raw_saved_{k}" for k in self.saved]
+        return sorted({*super().__dir__(), *raw, *(f"_saved_{k}" for k in self.saved),
+                       *(f"_saved_{k}" for k in self.attrs)})
+
 
 def _unpack(v, node, graph):
     if isinstance(v, SavedTensor):
