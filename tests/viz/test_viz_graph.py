@@ -180,3 +180,14 @@ def test_save_formats(tmp_path, monkeypatch):
     monkeypatch.setattr(_mpl, "have_matplotlib", lambda: False)
     with pytest.raises(ImportError, match=r"pip install wgrad\[viz\]"):
         g.save(tmp_path / "h.png")
+
+
+def test_dir_lists_saved_values_as_torch():
+    torch = pytest.importorskip("torch")
+    listed = []
+    for lib in (wgrad, torch):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        listed.append([[n for n in dir(y.grad_fn) if n.startswith("_raw_saved_")
+                        or n.startswith("_saved_") and lib.is_tensor(getattr(y.grad_fn, n))]
+                       for y in (a * a, a.exp())])
+    assert listed[0] == listed[1]

@@ -40,7 +40,7 @@ def domain_colours(z, scale="log", decades=3.0, vmax=None):
         else:
             v = 1.0 + np.log10(mag / vmax) / decades
     v = np.clip(np.nan_to_num(v, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
-    h = np.mod(np.angle(z) / (2 * np.pi), 1.0)
+    h = np.nan_to_num(np.mod(np.angle(z) / (2 * np.pi), 1.0))
     # HSV -> RGB with full saturation: each channel is v times a piecewise-linear hue ramp
     k = np.stack([np.mod(n + 6 * h, 6) for n in (5.0, 3.0, 1.0)], axis=-1)
     ramp = 1.0 - np.clip(np.minimum(k, 4 - k), 0.0, 1.0)
