@@ -150,18 +150,26 @@ def _xpos(order, width, up, down):
             x[v] = cur + width[v] / 2
             cur += width[v] + GAP_X
     nl = len(order)
-    for it in range(16):
-        downward = it % 2 == 0
-        rng = range(nl - 2, -1, -1) if downward else range(1, nl)
-        for L in rng:
-            row = order[L]
-            target = []
-            for v in row:
-                ps = [x[u] for u in up[v]] + [x[u] for u in down[v]]
-                target.append(sum(ps) / len(ps) if ps else x[v])
-            sep = [(width[a] + width[b]) / 2 + GAP_X for a, b in zip(row, row[1:])]
-            for v, nx in zip(row, _isotonic(target, sep)):
-                x[v] = nx
+
+    def place(L, nb):
+        row = order[L]
+        target = []
+        for v in row:
+            ps = [x[u] for u in nb[v]]
+            target.append(sum(ps) / len(ps) if ps else x[v])
+        sep = [(width[a] + width[b]) / 2 + GAP_X for a, b in zip(row, row[1:])]
+        for v, nx in zip(row, _isotonic(target, sep)):
+            x[v] = nx
+
+    # alternate sweeps: down (each layer toward its upper neighbours), up (toward the
+    # lower ones); the last sweep goes down, so chains hang straight below their inputs
+    for _ in range(8):
+        for L in range(nl - 2, -1, -1):
+            place(L, up)
+        for L in range(1, nl):
+            place(L, down)
+    for L in range(nl - 2, -1, -1):
+        place(L, up)
     return x
 
 
