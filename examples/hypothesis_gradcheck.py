@@ -11,7 +11,7 @@ with gradcheck and gradgradcheck (numerical Wirtinger Jacobians), JAX's identity
 catches a backward written in JAX's convention (the conjugate).
 
 Run:  python examples/hypothesis_gradcheck.py [--quick]
-(--quick: a few examples; otherwise 100 and a figure, hypothesis_gradcheck.png)
+(--quick: a few examples; otherwise 40 and a figure, hypothesis_gradcheck.png)
 """
 import argparse
 
@@ -62,7 +62,7 @@ def prop(fn, n, shrink=True):
 
 
 def main(quick):
-    n = 3 if quick else 100
+    n = 3 if quick else 40
     prop(ZAbsZ, n)()
     print(f"property held on {n} hypothesis examples: gradcheck, gradgradcheck, "
           "JAX identity")
