@@ -191,3 +191,9 @@ def test_dir_lists_saved_values_as_torch():
                         or n.startswith("_saved_") and lib.is_tensor(getattr(y.grad_fn, n))]
                        for y in (a * a, a.exp())])
     assert listed[0] == listed[1]
+
+
+def test_params_as_pairs():
+    a = wgrad.tensor([1.0, 2.0], requires_grad=True)
+    svg = backward_graph((a * 2).sum(), params=iter([("alpha", a)]), engine="python").svg()
+    assert ["AccumulateGrad", "alpha", "(2,) float32"] in [ls for ls, *_ in nodes_of(svg)]

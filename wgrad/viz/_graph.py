@@ -159,7 +159,13 @@ _FREED = object()
 
 def _extract(outputs, params, show_saved, show_hooks):
     spec = _Spec()
-    names = {id(t): n for n, t in (params or {}).items()}
+    if params is None:
+        params = {}
+    elif hasattr(params, "named_parameters"):      # a Module
+        params = dict(params.named_parameters())
+    elif not isinstance(params, dict):              # e.g. model.named_parameters()
+        params = dict(params)
+    names = {id(t): n for n, t in params.items()}
     vid = {}            # id(fn) -> index in spec.nodes
     fns = []            # keeps every visited fn alive, so ids stay unique
     out_dtypes = {}     # id(fn) -> {output_nr: dtype}
@@ -432,8 +438,8 @@ def backward_graph(outputs, params=None, show_saved=False, show_hooks=None, engi
     outputs : Tensor, sequence of Tensors, or dict of name -> Tensor
         The tensors whose graph is drawn (each node once, however many outputs share it).
     params : dict of name -> Tensor, optional
-        Names for leaves, e.g. ``dict(model.named_parameters())``; leaves show their name,
-        shape and dtype.
+        Names for leaves, e.g. ``dict(model.named_parameters())`` (an iterable of pairs or
+        a Module work too); leaves show their name, shape and dtype.
     show_saved : bool
         Also draw the tensors each node saved for backward (orange, dashed edges, named
         and sized as torchviz shows them) and its other saved values in its label.
