@@ -55,8 +55,8 @@ CHECKS = {name: fn for name, fn in globals().items() if name.startswith("check_"
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_example_quick(name, tmp_path):
-    env = dict(os.environ, MPLBACKEND="Agg",
-               PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+    path = [str(ROOT)] + [p for p in (os.environ.get("PYTHONPATH"),) if p]
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join(path))
     r = subprocess.run([sys.executable, str(ROOT / "examples" / name), "--quick"], cwd=tmp_path,
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -39,15 +39,11 @@ def _size(node):
 def _layers(n, edges):
     """Longest path from the sinks (the outputs): a source of an edge sits above its
     destination."""
-    out = [[] for _ in range(n)]
-    indeg = [0] * n
-    for s, d in edges:
-        out[s].append(d)
-        indeg[d] += 1
-    # reverse topological order: process a node once all its destinations are placed
-    remaining = [len(o) for o in out]
+    # reverse topological order: a node is placed once all its destinations are
+    remaining = [0] * n
     preds = [[] for _ in range(n)]
     for s, d in edges:
+        remaining[s] += 1
         preds[d].append(s)
     layer = [0] * n
     stack = [v for v in range(n) if remaining[v] == 0]
