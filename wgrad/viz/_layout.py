@@ -22,6 +22,7 @@ DUMMY_W = 8
 MARGIN = 16
 ARROW = 8
 _SWEEPS = 12
+_WORK = 20000         # sweeps x points a layout may spend before it sweeps less
 
 
 class _Box:
@@ -96,7 +97,7 @@ def _order(layer_of, nlayers, up, down, initial):
     best = [list(r) for r in order]
     big = sum(len(u) for u in up.values()) > 3000
     best_c = None if big else _crossings(order, up, pos)
-    for sweep in range(4 if big else _SWEEPS):
+    for sweep in range(max(2, min(_SWEEPS, _WORK // max(1, len(pos))))):
         # downward (top = highest layer): order each layer by its upper neighbours
         rng = range(nlayers - 2, -1, -1) if sweep % 2 == 0 else range(1, nlayers)
         for L in rng:
@@ -138,13 +139,18 @@ def _isotonic(target, sep):
     return [y + o for y, o in zip(out, off)]
 
 
+def _gap(wa, wb):
+    # two dummy points (arrows passing a layer) may run close together
+    return 4.0 if wa == wb == DUMMY_W else GAP_X
+
+
 def _xpos(order, width, up, down):
     x = {}
     for row in order:
         cur = 0.0
         for v in row:
             x[v] = cur + width[v] / 2
-            cur += width[v] + GAP_X
+            cur += width[v] + _gap(width[v], DUMMY_W)
     nl = len(order)
 
     def place(L, nb):
@@ -153,13 +159,14 @@ def _xpos(order, width, up, down):
         for v in row:
             ps = [x[u] for u in nb[v]]
             target.append(sum(ps) / len(ps) if ps else x[v])
-        sep = [(width[a] + width[b]) / 2 + GAP_X for a, b in zip(row, row[1:])]
+        sep = [(width[a] + width[b]) / 2 + _gap(width[a], width[b])
+               for a, b in zip(row, row[1:])]
         for v, nx in zip(row, _isotonic(target, sep)):
             x[v] = nx
 
     # alternate sweeps: down (each layer toward its upper neighbours), up (toward the
     # lower ones); the last sweep goes down, so chains hang straight below their inputs
-    for _ in range(8):
+    for _ in range(max(1, min(8, _WORK // max(1, len(x))))):
         for L in range(nl - 2, -1, -1):
             place(L, up)
         for L in range(1, nl):
@@ -240,8 +247,11 @@ def layout(spec, legend=()):
         segs = []   # ("C", c1, c2, p) or ("L", p)
         for i in range(len(pts) - 1):
             (x0, y0), (x1, y1) = pts[i], pts[i + 1]
-            if x0 == x1 and i % 2 == 1:      # through a dummy: straight down the row
-                segs.append(("L", (x1, y1)))
+            if abs(x0 - x1) < 0.05:          # straight down (through dummies, mostly)
+                if segs and segs[-1][0] == "L" and abs(segs[-1][1][0] - x1) < 0.05:
+                    segs[-1] = ("L", (x1, y1))       # one line for a vertical run
+                else:
+                    segs.append(("L", (x1, y1)))
             else:
                 my = (y0 + y1) / 2
                 segs.append(("C", (x0, my), (x1, my), (x1, y1)))
