@@ -78,7 +78,7 @@ def _wgrad_profile(wg_f, args, n_diff):
     import jax
 
     import wgrad
-    from wgrad.autograd.graph import AccumulateGrad
+    from wgrad._autograd.graph import AccumulateGrad
     from wgrad.ops import _primitive as P
 
     ts = [wgrad.tensor(a, requires_grad=i < n_diff) for i, a in enumerate(args)]

@@ -300,8 +300,8 @@ def interleaved(only):
 def engine_bookkeeping_us(n=1000, reps=20):
     """Per-node engine cost with nodes whose apply does no array work."""
     import wgrad
-    from wgrad.autograd.engine import get_default_engine
-    from wgrad.autograd.graph import Node
+    from wgrad._autograd.engine import get_default_engine
+    from wgrad._autograd.graph import Node
 
     class Pass(Node):
         __slots__ = ()

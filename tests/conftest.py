@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import wgrad
-from wgrad.autograd.grad_mode import _state
+from wgrad._autograd.grad_mode import _state
 
 settings.register_profile("dev", max_examples=8, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
@@ -29,7 +29,7 @@ def _restore_global_state():
 
 def _saved_hooks_snapshot():
     try:
-        from wgrad.autograd.graph import _hooks_state
+        from wgrad._autograd.graph import _hooks_state
     except ImportError:
         return None
     return list(_hooks_state().stack)
@@ -38,5 +38,5 @@ def _saved_hooks_snapshot():
 def _saved_hooks_restore(snapshot):
     if snapshot is None:
         return
-    from wgrad.autograd.graph import _hooks_state
+    from wgrad._autograd.graph import _hooks_state
     _hooks_state().stack[:] = snapshot

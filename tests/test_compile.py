@@ -6,7 +6,7 @@ import pytest
 
 import wgrad
 import wgrad.fft
-from wgrad.compile import CompiledStep, _Spec
+from wgrad.jax._compiled_step import CompiledStep, _Spec
 
 N = 8
 _rng = np.random.default_rng(0)

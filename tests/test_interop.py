@@ -90,7 +90,7 @@ def test_device_strings_and_moves():
 
 
 def test_device_move_is_differentiable():
-    from wgrad.interop import _to_dev
+    from wgrad.ops._transfer import _to_dev
     cpu = jax.devices("cpu")[0]
     x = wgrad.tensor([1.0, -2.0], dtype=wgrad.float64, requires_grad=True)
     y = _to_dev(x, device=cpu, src=cpu)

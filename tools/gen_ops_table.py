@@ -42,7 +42,7 @@ SECTIONS = (
     ("Shape", "wgrad.ops.shape"),
     ("Reductions", "wgrad.ops.reduction"),
     ("Indexing, scatter/gather, sorting", "wgrad.ops.indexing"),
-    ("Matrix products and matrix functions", "wgrad.ops.linalg"),
+    ("Matrix products and matrix functions", "wgrad.ops.linear_algebra"),
     ("In-place variants", "wgrad.ops.inplace"),
     ("Convolutions", "wgrad.ops.conv"),
     ("`wgrad.fft`", "wgrad.fft"),

@@ -26,15 +26,9 @@ from .ops import *  # noqa: E402,F401,F403
 from .ops._promote import result_type  # noqa: E402
 from ._creation import *  # noqa: E402,F401,F403
 from . import autograd  # noqa: E402
-from .interop import from_dlpack, from_jax, jax_function, to_jax  # noqa: E402
-from .compile import compile  # noqa: E402,A004
-import importlib as _importlib  # noqa: E402
-
-# the namespaces: loaded by name, since ``from . import fft`` would find the ops module
-# of that name that ``from .ops import *`` bound here
-for _m in ("fft", "linalg", "nn"):
-    _importlib.import_module(f".{_m}", __name__)
-from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
+from . import fft, jax, linalg, nn, optim  # noqa: E402
+from .jax import compile, from_dlpack, from_jax, jax_function, to_jax  # noqa: E402,A004
+from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 
 half, float, double = float16, float32, float64  # noqa: A001
@@ -54,9 +48,4 @@ def numel(input):
 def is_nonzero(input):
     if input.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return builtins_bool(input.item())
-
-
-import builtins as _builtins  # noqa: E402
-
-builtins_bool = _builtins.bool
+    return input.item() != 0  # bool(x), which the dtype ``bool`` shadows here

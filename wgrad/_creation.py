@@ -8,7 +8,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtype as D
+from ._device import device as _dev
 from ._tensor import Tensor, _make
+from .ops._promote import scalar_dtype
 from .ops.shape import _shape_arg as _size
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
@@ -20,7 +22,6 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "ful
 
 def _finish(data, requires_grad, device=None):
     if device is not None:
-        from ._device import device as _dev
         data = jax.device_put(data, _dev(device).jax_device())
     t = _make(data)
     if requires_grad:
@@ -121,7 +122,6 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if dtype is None:
-        from .ops._promote import scalar_dtype
         dtype = scalar_dtype(fill_value)
     return _finish(jnp.full(tuple(size), fill_value, _dt(dtype).np), requires_grad, device)
 
@@ -199,28 +199,31 @@ def _rng(generator):
     return generator if generator is not None else _gen["rng"]
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def _random(draw, complex_scale, size, generator, dtype, device, requires_grad):
+    """``draw(rng, shape)`` for a real dtype; for a complex one real and imaginary parts
+    are drawn in turn and scaled by ``complex_scale``."""
     d = _dt(dtype)
     shape = _size(size)
     with _lock:
         r = _rng(generator)
         if d.is_complex:
-            a = r.random(shape) + 1j * r.random(shape)
+            a = draw(r, shape) + 1j * draw(r, shape)
+            if complex_scale != 1:
+                a = a * complex_scale
         else:
-            a = r.random(shape)
+            a = draw(r, shape)
     return _finish(jnp.asarray(a, d.np), requires_grad, device)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    return _random(np.random.Generator.random, 1, size, generator, dtype, device,
+                   requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    d = _dt(dtype)
-    shape = _size(size)
-    with _lock:
-        r = _rng(generator)
-        if d.is_complex:
-            a = (r.standard_normal(shape) + 1j * r.standard_normal(shape)) * math.sqrt(0.5)
-        else:
-            a = r.standard_normal(shape)
-    return _finish(jnp.asarray(a, d.np), requires_grad, device)
+    # a complex draw has unit variance: each part has variance 1/2
+    return _random(np.random.Generator.standard_normal, math.sqrt(0.5), size, generator,
+                   dtype, device, requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
@@ -255,7 +258,6 @@ def _same_device(input, device):
     d = next(iter(devs)) if len(devs) == 1 else None
     if d is None or d == jax.devices()[0]:
         return None
-    from ._device import device as _dev
     return _dev.of_jax(d)
 
 

@@ -2,6 +2,7 @@
 import builtins
 import os
 
+import ml_dtypes  # installed with jax
 import numpy as np
 
 __all__ = ["dtype", "get_default_dtype", "set_default_dtype", "as_dtype", "promote_types",
@@ -35,6 +36,18 @@ class dtype:
     def __reduce__(self):
         return (as_dtype, (self.name,))
 
+    @property
+    def scalar_name(self):
+        """torch's C++ ScalarType name ("Float", "ComplexDouble", ...), as torch's error
+        messages print a dtype."""
+        return _SCALAR_NAMES[self.name]
+
+    @property
+    def legacy_type(self):
+        """torch's legacy tensor type name, as ``Tensor.type()`` gives it
+        ("torch.FloatTensor")."""
+        return f"torch.{self.scalar_name}Tensor"
+
     def to_real(self):
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
@@ -44,7 +57,6 @@ class dtype:
 
 
 def _bf16():
-    import ml_dtypes
     return ml_dtypes.bfloat16
 
 
@@ -60,6 +72,13 @@ float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 complex64 = dtype("complex64", np.complex64, 3)
 complex128 = dtype("complex128", np.complex128, 3)
+
+# NOTE [dtype names]
+# The one table of torch's ScalarType names, behind dtype.scalar_name and legacy_type.
+_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+                 "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
+                 "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+                 "complex128": "ComplexDouble"}
 
 _ALL = [bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
         complex64, complex128]

@@ -1,11 +1,14 @@
 """Tensor: a jax.Array plus autograd metadata. Dunders are one-line delegates to ops."""
 import warnings
+from weakref import ref as _weakref
 
+import jax
 import numpy as np
 
 from . import _dtype, _tensor_str
+from ._autograd.graph import AccumulateGrad, _add_hook, _HookDict
+from ._autograd.grad_mode import _state as _grad_state
 from ._device import device as _device
-from .autograd.grad_mode import _state as _grad_state
 
 __all__ = ["Tensor", "Size"]
 
@@ -32,7 +35,7 @@ class _VersionCounter:
 
     def __init__(self):
         self.v = 0
-        self.storage = None  # ops.inplace._Storage once an alias shares this data
+        self.storage = None  # ops._views._Storage once an alias shares this data
 
 
 _ERR_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If you want to "
@@ -57,7 +60,6 @@ class Tensor:
                  "_is_inference", "_view_meta", "__weakref__")
 
     def __init__(self, data=()):
-        from ._creation import tensor as _tensor_fn
         t = _tensor_fn(data, dtype=_dtype.get_default_dtype() if not isinstance(data, Tensor)
                        else None)
         _init(self, t._data, None, 0)
@@ -225,7 +227,6 @@ class Tensor:
                                "gradient")
         if self._grad_fn is not None:
             return self._grad_fn._register_tensor_pre_hook(self._output_nr, hook)
-        from .autograd.graph import _HookDict, _add_hook
         if self._hooks is None:
             self._hooks = _HookDict()
         return _add_hook(self._hooks, hook)
@@ -238,7 +239,6 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require "
                                "gradient")
-        from .autograd.graph import _HookDict, _add_hook
         if self._post_acc_hooks is None:
             self._post_acc_hooks = _HookDict()
         return _add_hook(self._post_acc_hooks, hook)
@@ -251,7 +251,6 @@ class Tensor:
             return None, 0
         acc = self._grad_acc() if self._grad_acc is not None else None
         if acc is None:
-            from .autograd.graph import AccumulateGrad
             acc = AccumulateGrad(self)
             self._grad_acc = _weakref(acc)
         return acc, 0
@@ -269,15 +268,14 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate the gradient of this tensor into the ``.grad`` of graph leaves."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         """A tensor with the same data and version counter, cut from the graph."""
         t = _make(self._data)
         t._vc = self._vc
         t._is_inference = self._is_inference
-        _ops.inplace.link_alias(self, t, view=False)
+        _link_alias(self, t, view=False)
         return t
 
     def detach_(self):
@@ -309,14 +307,19 @@ class Tensor:
         a = np.asarray(self._data)
         return a.astype(dtype) if dtype is not None else a
 
-    # JAX interchange: delegates to wgrad/interop.py (NOTE [Tensor as a pytree] there)
+    # JAX interchange (NOTE [Tensor as a pytree] below; the bridges are in wgrad/jax/)
     def jax(self): return self._data
     def __jax_array__(self): return self._data
-    def __dlpack__(self, *args, **kwargs): return _interop._dlpack(self, *args, **kwargs)
     def __dlpack_device__(self): return self._data.__dlpack_device__()
-    def cpu(self, memory_format=None): return _interop._to_device(self, "cpu")
+    def cpu(self, memory_format=None): return _transfer.to_device(self, "cpu")
     def cuda(self, device=None, non_blocking=False, memory_format=None):
-        return _interop._cuda(self, device)
+        return _transfer.cuda(self, device)
+
+    def __dlpack__(self, *args, **kwargs):
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use "
+                              "tensor.detach()")
+        return self._data.__dlpack__(*args, **kwargs)
 
     def item(self):
         if self._data.size != 1:
@@ -369,8 +372,7 @@ class Tensor:
         return repr(self)
 
     def __reduce_ex__(self, proto):
-        from ._creation import tensor
-        return (tensor, (np.asarray(self._data), self.dtype, None, self._requires_grad))
+        return (_tensor_fn, (np.asarray(self._data), self.dtype, None, self._requires_grad))
 
     # -- dunders: one-line delegates to ops --------------------------------------------
     def __add__(self, o): return _ops.add(self, o)
@@ -462,11 +464,6 @@ def _wrap_dim(dim, ndim):
     return dim % n
 
 
-def _weakref(x):
-    import weakref
-    return weakref.ref(x)
-
-
 def _repr(t):
     try:
         a = np.asarray(t._data)
@@ -478,5 +475,30 @@ def _repr(t):
                                    None if dev.type == "cpu" else str(dev))
 
 
-from . import ops as _ops  # noqa: E402  (ops import Tensor; bound at the end)
-from . import interop as _interop  # noqa: E402  (registers Tensor as a pytree)
+# NOTE [Tensor as a pytree]
+# A Tensor flattens to one leaf, its array, with ``requires_grad`` (the leaf flag) as
+# static aux data. Unflattening builds a fresh leaf Tensor: the autograd graph and
+# ``.grad`` do not cross a jax transformation boundary (use jax_function / to_jax /
+# wgrad.compile for gradients across it). JAX also unflattens with placeholder leaves
+# (None, object()), so unflatten must not inspect the leaf.
+def _flatten(t):
+    return (t._data,), t._requires_grad
+
+
+def _unflatten(requires_grad, children):
+    t = _new(Tensor)
+    _init(t, children[0], None, 0)
+    t._requires_grad = requires_grad
+    return t
+
+
+jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
+
+# The layers above that Tensor's one-line delegates call into (DESIGN.md section 3: the
+# dunders delegate to ops, backward to autograd.backward). They import Tensor, so they
+# are bound last, once Tensor exists.
+from . import ops as _ops  # noqa: E402
+from .ops import _transfer  # noqa: E402
+from .ops._views import link_alias as _link_alias  # noqa: E402
+from ._creation import tensor as _tensor_fn  # noqa: E402
+from .autograd import backward as _backward  # noqa: E402

@@ -8,7 +8,7 @@ gradient is torch's (fft_c2r_backward: the doubled bins carry twice the weight).
 """
 from . import _dtype as D
 from ._tensor import _make
-from .ops import fft as _f
+from .ops import spectral as _f
 
 import jax.numpy as _jnp
 

@@ -1,17 +1,17 @@
 """``wgrad.linalg``: torch.linalg's solvers, decompositions and norms with PyTorch's
 complex gradients.
 
-The formulas live in ``wgrad.ops.linalg`` (ported from FunctionsManual.cpp). Eigenvector and
-singular-vector gradients assume distinct eigen/singular values; in the complex case a loss
-must not depend on the arbitrary phase of the vectors, and backward raises torch's error
-when it does.
+The formulas live in ``wgrad.ops.linear_algebra`` (ported from FunctionsManual.cpp).
+Eigenvector and singular-vector gradients assume distinct eigen/singular values; in the
+complex case a loss must not depend on the arbitrary phase of the vectors, and backward
+raises torch's error when it does.
 """
-from .ops.linalg import (EighResult, EigResult, LinAlgError, LstsqResult, QRResult,  # noqa: F401
-                         SlogdetResult, SVDResult, cholesky, cross, det, eig, eigh, eigvals,
-                         eigvalsh, inv, lstsq, matrix_exp, matrix_norm, matrix_power,
-                         multi_dot, norm, pinv, qr, slogdet, solve, svd, svdvals, vecdot,
-                         vector_norm)
-from .ops.linalg import matmul, tensordot  # noqa: F401
+from .ops.linear_algebra import (EighResult, EigResult, LinAlgError,  # noqa: F401
+                                 LstsqResult, QRResult, SlogdetResult, SVDResult, cholesky,
+                                 cross, det, eig, eigh, eigvals, eigvalsh, inv, lstsq,
+                                 matrix_exp, matrix_norm, matrix_power, multi_dot, norm, pinv,
+                                 qr, slogdet, solve, svd, svdvals, vecdot, vector_norm)
+from .ops.linear_algebra import matmul, tensordot  # noqa: F401
 
 __all__ = ["solve", "inv", "det", "slogdet", "eigh", "eigvalsh", "eig", "eigvals", "svd",
            "svdvals", "qr", "cholesky", "lstsq", "pinv", "matrix_exp", "matrix_power",

@@ -11,7 +11,7 @@ from wgrad.autograd import Function, detect_anomaly, set_detect_anomaly
 
 @pytest.fixture(autouse=True)
 def _anomaly_off():
-    from wgrad.autograd.anomaly_mode import _state
+    from wgrad._autograd.anomaly_mode import _state
     prev = _state.enabled, _state.check_nan
     yield
     _state.enabled, _state.check_nan = prev

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import wgrad
-from wgrad.autograd import engine as E
+from wgrad._autograd import engine as E
 
 
 def leaf(*vals):
@@ -49,7 +49,7 @@ def test_ready_queue_order_depth_then_sequence_nr():
     q = E.ReadyQueue(threaded=False)
     shallow, deep = E.GraphTask(False, False, depth=0), E.GraphTask(False, False, depth=3)
     old, new = wgrad.autograd.graph.Node(), wgrad.autograd.graph.Node()
-    acc = wgrad.autograd.graph.AccumulateGrad(leaf())
+    acc = wgrad._autograd.graph.AccumulateGrad(leaf())
     for t, n in [(shallow, old), (shallow, acc), (deep, old), (shallow, new), (deep, new)]:
         q.push(E.NodeTask(t, n, None))
     wake = E.NodeTask(shallow, None, None)

@@ -110,7 +110,7 @@ DEVICE_SCRIPT = textwrap.dedent('''
     import threading, traceback
     import jax, jax.numpy as jnp
     import wgrad
-    from wgrad.autograd import engine as E
+    from wgrad._autograd import engine as E
     assert len(jax.devices()) == 3, jax.devices()
     main = threading.current_thread().name
     ran = {}

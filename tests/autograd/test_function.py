@@ -29,7 +29,7 @@ def _r(a, requires_grad=True):
 # -- complex Functions ----------------------------------------------------------------
 
 class CMul(Function):
-    """z * w: holomorphic in both, grad * conj(other) per NOTE [Conjugate Wirtinger]."""
+    """z * w: holomorphic in both: grad * conj(other), NOTE [Conjugate Wirtinger convention]."""
 
     @staticmethod
     def forward(ctx, z, w):

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import wgrad
-from wgrad.autograd.graph import (GradientEdge, _current_graph_task_id,
-                                  _will_engine_execute_node, get_gradient_edge,
-                                  increment_version, register_multi_grad_hook)
+from wgrad._autograd.graph import _current_graph_task_id, _will_engine_execute_node
+from wgrad.autograd.graph import (GradientEdge, get_gradient_edge, increment_version,
+                                  register_multi_grad_hook)
 
 
 def _t(a):

@@ -8,7 +8,8 @@ import weakref
 import pytest
 
 import wgrad
-from wgrad.autograd.graph import _hooks_state, disable_saved_tensors_hooks, saved_tensors_hooks
+from wgrad._autograd.graph import _hooks_state
+from wgrad.autograd.graph import disable_saved_tensors_hooks, saved_tensors_hooks
 
 
 def _leaf():

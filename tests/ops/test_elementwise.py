@@ -153,7 +153,7 @@ def test_view_as_complex(data):
     check_op(wgrad.view_as_complex, (x,), lambda x: x[..., 0] + 1j * x[..., 1])
 
 
-# -- PyTorch's rules at non-differentiable points (DESIGN.md section 2) ------------------
+# -- PyTorch's rules at non-differentiable points (docs/complex.md) ----------------------
 
 def test_abs_at_zero_is_zero():
     x = wgrad.tensor([0.0, -1.0, 2.0], dtype=wgrad.float64, requires_grad=True)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import wgrad
-from wgrad.ops import linalg as L
+from wgrad.ops import linear_algebra as L
 
 
 @pytest.mark.parametrize("shape", [(3, 4, 5), (2, 7, 6, 3), (600, 520, 530)],

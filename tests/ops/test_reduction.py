@@ -483,3 +483,11 @@ def test_complex_gradients_match_torch():
         tg, = torch.autograd.grad(tout, tx, torch.tensor(go))
         np.testing.assert_allclose(to_np(out), tout.detach().numpy(), rtol=1e-10)
         np.testing.assert_allclose(to_np(g), tg.numpy(), rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_values_indices_repr_matches_torch(name):
+    torch = pytest.importorskip("torch")
+    rows = [[1.0, 5.0], [7.0, 2.0]]
+    got = repr(getattr(wgrad, name)(wgrad.tensor(rows), 1))
+    assert got == repr(getattr(torch, name)(torch.tensor(rows), 1)).replace("torch.", "wgrad.")

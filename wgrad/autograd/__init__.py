@@ -1,10 +1,18 @@
-"""wgrad.autograd: backward, grad, grad modes, graph utilities, gradcheck."""
-from . import graph
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
-                        is_inference_mode_enabled, no_grad, set_grad_enabled)
-from .graph import GradientEdge, Node
-from .engine import (get_default_engine, is_multithreading_enabled,
-                     set_device_workers_for_host_devices, set_multithreading_enabled)
+"""wgrad.autograd: backward, grad, grad modes, graph utilities, gradcheck.
+
+The public torch.autograd API over the core in ``wgrad._autograd`` (which knows no
+Tensor): this package may import every layer below it.
+"""
+from .._autograd.anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled,
+                                      is_anomaly_enabled, set_detect_anomaly)
+from .._autograd.engine import (get_default_engine, is_multithreading_enabled,
+                                set_device_workers_for_host_devices,
+                                set_multithreading_enabled)
+from .._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                   is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .._autograd.graph import GradientEdge, Node, get_gradient_edge, register_multi_grad_hook
+from .._creation import ones_like, zeros_like
+from .._tensor import Size, Tensor
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "graph", "Node",
@@ -13,11 +21,6 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_gradient_edge",
            "register_multi_grad_hook", "increment_version", "set_multithreading_enabled",
            "is_multithreading_enabled", "set_device_workers_for_host_devices"]
-
-
-def _tensor_cls():
-    from .._tensor import Tensor
-    return Tensor
 
 
 def _as_tuple(x):
@@ -29,8 +32,6 @@ def _as_tuple(x):
 
 
 def _make_grads(outputs, grads, is_grads_batched=False):
-    from .._creation import ones_like
-    Tensor = _tensor_cls()
     new = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if isinstance(out, GradientEdge):
@@ -55,7 +56,6 @@ def _make_grads(outputs, grads, is_grads_batched=False):
         oshape = tuple(out.shape)
         gshape = tuple(g.shape)[1:] if is_grads_batched else tuple(g.shape)
         if gshape != oshape:
-            from .._tensor import Size
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{Size(g.shape)!r} and output[{i}] has a shape of "
                                f"{Size(out.shape)!r}.")
@@ -81,6 +81,22 @@ def _root_edges(outputs, grads):
         roots.append(out._gradient_edge())
         root_grads.append(g)
     return roots, root_grads
+
+
+def _input_edges(inputs, retain_grad=False):
+    """The edges whose gradients ``backward(inputs=)`` / ``grad`` compute; ``retain_grad``
+    (backward) makes a non-leaf input keep its ``.grad``."""
+    edges = []
+    for t in inputs:
+        if isinstance(t, GradientEdge):
+            edges.append(tuple(t))
+            continue
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        if retain_grad and t.grad_fn is not None:
+            t.retain_grad()
+        edges.append(t._gradient_edge())
+    return edges
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -109,18 +125,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if retain_graph is None:
         retain_graph = create_graph
     roots, root_grads = _root_edges(tensors, grads)
-    edges = None
-    if inputs:
-        edges = []
-        for t in inputs:
-            if isinstance(t, GradientEdge):
-                edges.append(tuple(t))
-                continue
-            if not t.requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            if t.grad_fn is not None:
-                t.retain_grad()
-            edges.append(t._gradient_edge())
+    edges = _input_edges(inputs, retain_grad=True) if inputs else None
     get_default_engine().execute(roots, root_grads, retain_graph, create_graph, edges,
                                  accumulate_grad=True)
 
@@ -149,23 +154,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError(f"grad requires one grad_output per output: got {len(gouts)} "
                            f"grad_outputs and {len(outputs)} outputs")
     if is_grads_batched:
-        from .functional import _batched_grad
-        return _batched_grad(outputs, inputs, gouts, retain_graph, create_graph,
+        return functional._batched_grad(outputs, inputs, gouts, retain_graph, create_graph,
                              allow_unused, materialize_grads)
     gouts = _make_grads(outputs, gouts)
     if retain_graph is None:
         retain_graph = create_graph
     roots, root_grads = _root_edges(outputs, gouts)
-    edges = []
-    for t in inputs:
-        if isinstance(t, GradientEdge):
-            edges.append(tuple(t))
-            continue
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-        edges.append(t._gradient_edge())
     captured = get_default_engine().execute(roots, root_grads, retain_graph, create_graph,
-                                            edges, accumulate_grad=False)
+                                            _input_edges(inputs), accumulate_grad=False)
     result = []
     for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
@@ -174,15 +170,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    f"been used in the graph. Set allow_unused=True if this is "
                                    f"the desired behavior.")
             if materialize_grads:
-                from .._creation import zeros_like
                 g = zeros_like(t)
         result.append(g)
     return tuple(result)
 
 
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
-from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled,  # noqa: E402
-                           is_anomaly_enabled, set_detect_anomaly)
+# the submodules use backward/grad above, so they are imported once those exist
+from . import anomaly_mode, function, functional, grad_mode, graph  # noqa: E402
 from .function import Function, once_differentiable  # noqa: E402
-from .graph import get_gradient_edge, increment_version, register_multi_grad_hook  # noqa
-from . import function, functional  # noqa: E402
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from .graph import increment_version  # noqa: E402

@@ -17,10 +17,12 @@ import inspect
 
 import jax.numpy as jnp
 
-from .grad_mode import _state as _grad_state
-from .graph import Node
-from .saved import SavedTensor
-from . import anomaly_mode as _anomaly
+from .._autograd.grad_mode import _state as _grad_state
+from .._autograd.graph import Node
+from .._autograd.saved import SavedTensor
+from .._autograd import anomaly_mode as _anomaly
+from .._tensor import Tensor
+from ..ops._primitive import _post  # the same post-processing as every op's node
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -33,11 +35,6 @@ _ERR_LEAF_INPLACE = "a leaf Variable that requires grad has been used in an in-p
 _ERR_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
 
 
-def _tensor_cls():
-    from .._tensor import Tensor
-    return Tensor
-
-
 class FunctionCtx:
     """The ``ctx`` methods available in ``forward`` / ``setup_context``."""
 
@@ -47,7 +44,6 @@ class FunctionCtx:
         Saving goes through SavedTensor, so modifying a saved tensor in place before
         backward raises, and saved-tensor hooks apply.
         """
-        Tensor = _tensor_cls()
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} "
@@ -121,7 +117,6 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {self.name()} returned an incorrect number of "
                                    f"gradients (expected {n}, got {len(result)})")
-        Tensor = _tensor_cls()
         out = []
         for i, (r, is_t) in enumerate(zip(result, self._is_tensor_input)):
             if not is_t:
@@ -133,12 +128,10 @@ class BackwardCFunction(Node, FunctionCtx):
             if r is not None and not isinstance(r, Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
             out.append(r)
-        from ..ops._primitive import _post  # the same post-processing as every op's node
         return [_post(r, m, self, i) for i, (r, m) in enumerate(zip(out, self._in_meta))]
 
 
 def _zeros(meta):
-    from .._tensor import Tensor
     return Tensor._make(jnp.zeros(meta[0], meta[1]))
 
 
@@ -212,7 +205,6 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` on ``args`` and record the ``<ClassName>Backward`` node."""
-        Tensor = _tensor_cls()
         setup = _setup_context_defined(cls)
         if setup:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
@@ -245,7 +237,6 @@ class Function:
 
 def _wrap_outputs(ctx, args, output, executable):
     """Link tensor outputs to ``ctx`` (torch's _wrap_outputs), then pack saved tensors."""
-    Tensor = _tensor_cls()
     is_tuple = isinstance(output, tuple)
     outs = list(output) if is_tuple else [output]
     inputs = {id(a): a for a in args if isinstance(a, Tensor)}
@@ -291,7 +282,6 @@ def _wrap_outputs(ctx, args, output, executable):
 
 def _alias(t):
     """A new tensor object over the same data and version counter (torch's view_as)."""
-    from .._tensor import Tensor
     a = Tensor._make(t._data)
     a._vc = t._vc
     a._base = t if t._base is None else t._base
@@ -347,7 +337,6 @@ def once_differentiable(fn):
             _grad_state.grad = prev
         if not prev:
             return outputs
-        Tensor = _tensor_cls()
         edges = tuple(a._gradient_edge() for a in args
                       if isinstance(a, Tensor) and a.requires_grad)
         if not edges:

@@ -18,21 +18,19 @@ applied to ``v``; ``hessian`` is the reverse-mode jacobian of the gradient.
 import jax
 import numpy as np
 
-from .grad_mode import _state as _grad_state
-from .grad_mode import enable_grad, set_grad_enabled
+from .._autograd.grad_mode import _state as _grad_state
+from .._autograd.grad_mode import enable_grad, set_grad_enabled
+from .._creation import tensor, zeros_like
+from .._tensor import Tensor
+from ..ops import reshape, stack
+from . import _make_grads, grad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
-
-
-def _tensor_cls():
-    from .._tensor import Tensor
-    return Tensor
 
 
 # -- helpers (torch's semantics and messages) -------------------------------------------
 
 def _as_tuple(inp, arg_name, fn_name):
-    Tensor = _tensor_cls()
     is_tuple = isinstance(inp, tuple)
     if not is_tuple:
         inp = (inp,)
@@ -68,7 +66,6 @@ def _grad_preprocess(inputs, create_graph, need_graph):
 
 
 def _grad_postprocess(inputs, create_graph):
-    Tensor = _tensor_cls()
     if isinstance(inputs[0], Tensor):
         return inputs if create_graph else tuple(inp.detach() for inp in inputs)
     return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
@@ -122,7 +119,6 @@ def _check_requires_grad(inputs, input_type, strict):
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False,
                    retain_graph=None, is_grads_batched=False):
     """``grad`` that skips outputs not requiring grad and allows unused inputs."""
-    from . import grad
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     new_out, new_go = [], []
@@ -152,7 +148,6 @@ _FILL_MSGS = {
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    from .._creation import zeros_like
     res = []
     for i, g in enumerate(grads):
         if g is None:
@@ -170,7 +165,6 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
 
 def _basis(refs, numels):
     """Per ref, a (sum(numels), numel) block of the identity (torch's standard basis)."""
-    from .._creation import tensor
     total = sum(numels)
     out, start = [], 0
     for r, n in zip(refs, numels):
@@ -230,7 +224,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     >>> jvp(lambda z: z * z, wgrad.tensor([1 + 1j]), wgrad.tensor([1 + 0j]))[1]
     tensor([2.+2.j])
     """
-    from .._creation import zeros_like
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -258,8 +251,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def _jacfwd(func, inputs, strict, vectorize):
-    from .._creation import zeros_like
-    from ..ops import reshape
     if strict:
         raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and '
                            '`strategy="forward-mode"` are not supported together (yet). '
@@ -313,8 +304,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     tensor([[2., 0.],
             [0., 4.]])
     """
-    from .._creation import zeros_like
-    from ..ops import stack
     if strategy not in ("forward-mode", "reverse-mode"):
         raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode". '
                          'Hint: If your function has more outputs than inputs, "forward-mode" '
@@ -335,59 +324,67 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                               "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
-
         if vectorize:
             if strict:
                 raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
                                    "`vectorized=True` are not supported together. Please "
                                    "either set `strict=False` or `vectorize=False`.")
-            numels = tuple(o.numel() for o in outputs)
-            n = sum(numels)
-            basis = _basis(outputs, numels)
-            flat = tuple(o.reshape(-1) for o in outputs)
-            vj = list(_autograd_grad(flat, inputs, basis, create_graph=create_graph,
-                                     is_grads_batched=True))
-            for k, g in enumerate(vj):
-                if g is None:
-                    vj[k] = zeros_like(inputs[k]).expand(n, *inputs[k].shape)
-            per_input = []
-            for g, x in zip(vj, inputs):
-                row, start = [], 0
-                for o, k in zip(outputs, numels):
-                    row.append(g[start:start + k].reshape(tuple(o.shape) + tuple(x.shape)))
-                    start += k
-                per_input.append(row)
-            jac = tuple(zip(*per_input))
-            jac = _grad_postprocess(jac, create_graph)
-            return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
-
-        jac = []
-        for i, out in enumerate(outputs):
-            rows = tuple([] for _ in inputs)
-            flat = out.reshape(-1)
-            for j in range(out.nelement()):
-                vj = _autograd_grad((flat[j],), inputs, retain_graph=True,
-                                    create_graph=create_graph)
-                for k, (r, g, x) in enumerate(zip(rows, vj, inputs)):
-                    if g is not None:
-                        if strict and create_graph and not g.requires_grad:
-                            raise RuntimeError(
-                                f"The jacobian of the user-provided function is independent "
-                                f"of input {i}. This is not allowed in strict mode when "
-                                f"create_graph=True.")
-                        r.append(g)
-                    else:
-                        if strict:
-                            raise RuntimeError(
-                                f"Output {i} of the user-provided function is independent of "
-                                f"input {k}. This is not allowed in strict mode.")
-                        r.append(zeros_like(x))
-            jac.append(tuple(
-                (stack(r, 0) if r else zeros_like(x).expand(0, *x.shape)).reshape(
-                    tuple(out.shape) + tuple(x.shape))
-                for r, x in zip(rows, inputs)))
-        jac = _grad_postprocess(tuple(jac), create_graph)
+            jac = _jacrev_batched(outputs, inputs, create_graph)
+        else:
+            jac = _jacrev_by_rows(outputs, inputs, create_graph, strict)
+        jac = _grad_postprocess(jac, create_graph)
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
+
+
+def _jacrev_batched(outputs, inputs, create_graph):
+    """Reverse mode, vectorized: one batched backward over the basis of all outputs."""
+    numels = tuple(o.numel() for o in outputs)
+    n = sum(numels)
+    basis = _basis(outputs, numels)
+    flat = tuple(o.reshape(-1) for o in outputs)
+    vj = list(_autograd_grad(flat, inputs, basis, create_graph=create_graph,
+                             is_grads_batched=True))
+    for k, g in enumerate(vj):
+        if g is None:
+            vj[k] = zeros_like(inputs[k]).expand(n, *inputs[k].shape)
+    per_input = []
+    for g, x in zip(vj, inputs):
+        row, start = [], 0
+        for o, k in zip(outputs, numels):
+            row.append(g[start:start + k].reshape(tuple(o.shape) + tuple(x.shape)))
+            start += k
+        per_input.append(row)
+    return tuple(zip(*per_input))
+
+
+def _jacrev_by_rows(outputs, inputs, create_graph, strict):
+    """Reverse mode, one backward per output element (a row of the Jacobian)."""
+    jac = []
+    for i, out in enumerate(outputs):
+        rows = tuple([] for _ in inputs)
+        flat = out.reshape(-1)
+        for j in range(out.nelement()):
+            vj = _autograd_grad((flat[j],), inputs, retain_graph=True,
+                                create_graph=create_graph)
+            for k, (r, g, x) in enumerate(zip(rows, vj, inputs)):
+                if g is not None:
+                    if strict and create_graph and not g.requires_grad:
+                        raise RuntimeError(
+                            f"The jacobian of the user-provided function is independent "
+                            f"of input {i}. This is not allowed in strict mode when "
+                            f"create_graph=True.")
+                    r.append(g)
+                else:
+                    if strict:
+                        raise RuntimeError(
+                            f"Output {i} of the user-provided function is independent of "
+                            f"input {k}. This is not allowed in strict mode.")
+                    r.append(zeros_like(x))
+        jac.append(tuple(
+            (stack(r, 0) if r else zeros_like(x).expand(0, *x.shape)).reshape(
+                tuple(out.shape) + tuple(x.shape))
+            for r, x in zip(rows, inputs)))
+    return tuple(jac)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
@@ -415,7 +412,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function",
                                         "hessian")
         _check_requires_grad(t_out, "outputs", strict=strict)
-        if is_out_tuple or not isinstance(out, _tensor_cls()):
+        if is_out_tuple or not isinstance(out, Tensor):
             raise RuntimeError("The function given to hessian should return a single Tensor")
         if out.nelement() != 1:
             raise RuntimeError("The Tensor returned by the function given to hessian should "
@@ -448,7 +445,7 @@ def _single_scalar_output(func, inputs, v, create_graph, strict, name):
     is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                           name)
     _check_requires_grad(outputs, "outputs", strict=strict)
-    if is_outputs_tuple or not isinstance(outputs[0], _tensor_cls()):
+    if is_outputs_tuple or not isinstance(outputs[0], Tensor):
         raise RuntimeError(f"The function given to {name} should return a single Tensor")
     if outputs[0].nelement() != 1:
         raise RuntimeError(f"The Tensor returned by the function given to {name} should "
@@ -489,7 +486,6 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     >>> hvp(lambda x: (x ** 3).sum(), wgrad.tensor([1.0, 2.0]), wgrad.ones(2))[1]
     tensor([ 6., 12.])
     """
-    from .._creation import zeros_like
     with enable_grad():
         is_in_t, inputs, v, is_out_t, outputs, jac = _single_scalar_output(
             func, inputs, v, create_graph, strict, "hvp")
@@ -508,10 +504,6 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
 def _batched_grad(outputs, inputs, gouts, retain_graph, create_graph, allow_unused,
                   materialize_grads):
     """NOTE [Batched gradients]."""
-    from . import _make_grads, grad
-    from .._creation import zeros_like
-    from ..ops import stack
-    Tensor = _tensor_cls()
     gouts = _make_grads(outputs, gouts, is_grads_batched=True)
     batched = [g for g in gouts if g is not None]
     if not batched:

@@ -17,6 +17,10 @@ import warnings
 import jax.numpy as jnp
 import numpy as np
 
+from .._creation import tensor, zeros_like
+from .._tensor import Tensor
+from . import grad
+
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -29,8 +33,16 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
+def _random_like(rng, shape, dtype):
+    """Standard normal draws of ``shape`` (float64, or complex128 with the imaginary
+    parts drawn after the real ones when ``dtype`` is complex)."""
+    g = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        g = g + 1j * rng.standard_normal(shape)
+    return g
+
+
 def _is_tensor(x):
-    from .._tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -39,7 +51,6 @@ def _to_np(t):
 
 
 def _eval(func, inputs, i, new_data):
-    from .._tensor import Tensor
     args = list(inputs)
     x = Tensor._make(jnp.asarray(new_data, inputs[i]._data.dtype))
     args[i] = x.requires_grad_(inputs[i].requires_grad)
@@ -66,8 +77,6 @@ def _diff_outputs(outputs):
 
 
 def _vjp(outputs, inputs, diff_in, vs):
-    from . import grad
-    from .._creation import zeros_like
     outs = [outputs[k] for k in vs]
     gouts = [vs[k] for k in vs]
     gs = grad(outs, [inputs[i] for i in diff_in], gouts, retain_graph=True, allow_unused=True)
@@ -90,8 +99,28 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     >>> wgrad.autograd.gradcheck(lambda z: (z * z.conj()).real.sum(), (z,))
     True
     """
-    from .._creation import tensor
     inputs = _as_tuple(inputs)
+    diff_in = _differentiable_inputs(inputs)
+    outputs = _as_tuple(func(*inputs))
+    diff_out = _diff_outputs(outputs)
+    if not diff_out:
+        return _fail("gradcheck: none of the outputs of func requires grad", raise_exception) \
+            if check_backward_ad else True
+    if not check_backward_ad:
+        return True
+    check = _fast_gradcheck if fast_mode else _slow_gradcheck
+    try:
+        check(func, inputs, outputs, diff_in, diff_out, eps=eps, atol=atol, rtol=rtol,
+              nondet_tol=nondet_tol, check_grad_dtypes=check_grad_dtypes)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def _differentiable_inputs(inputs):
+    """Indices of the inputs that require grad; warns for single precision ones."""
     diff_in = [i for i, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
     if not diff_in:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, "
@@ -101,100 +130,118 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             warnings.warn(f"Input #{i} requires gradient and is not a double precision "
                           f"floating point or complex. This check will likely fail if all "
                           f"the inputs are not of double precision floating point or complex. ")
-    outputs = _as_tuple(func(*inputs))
-    diff_out = _diff_outputs(outputs)
-    if not diff_out:
-        return _fail("gradcheck: none of the outputs of func requires grad", raise_exception) \
-            if check_backward_ad else True
-    if not check_backward_ad:
-        return True
+    return diff_in
+
+
+def _check_grad_dtype(g, x, check_grad_dtypes):
+    if check_grad_dtypes and g.dtype is not x.dtype:
+        raise GradcheckError("Gradient has dtype mismatch")
+
+
+# -- fast mode: v^T J u for one random u per input and one random v per output ----------
+
+def _fast_gradcheck(func, inputs, outputs, diff_in, diff_out, *, eps, atol, rtol,
+                    nondet_tol, check_grad_dtypes):
     rng = np.random.default_rng(0)
+    vs = {k: tensor(_random_like(rng, tuple(outputs[k].shape), outputs[k]._data.dtype),
+                    dtype=outputs[k].dtype) for k in diff_out}
+    grads = _vjp(outputs, inputs, diff_in, vs)
+    for i, g in zip(diff_in, grads):
+        x = inputs[i]
+        u = _random_like(rng, tuple(x.shape), x._data.dtype)
+        d = _directional(func, inputs, i, u, eps)
+        num = sum(float(np.real(np.sum(np.conj(np.asarray(vs[k]._data)) * d[k])))
+                  for k in diff_out)
+        ana = float(np.real(np.sum(np.conj(_to_np(g)) * u)))
+        _check_grad_dtype(g, x, check_grad_dtypes)
+        if not abs(ana - num) <= atol + rtol * abs(num):
+            raise GradcheckError(
+                f"Jacobian mismatch for output 0 with respect to input {i},\n"
+                f"numerical:{num!r}\nanalytical:{ana!r}\n\n"
+                f"The above quantities relating the numerical and analytical jacobians "
+                f"are computed in fast mode (v^T J u with random u, v).")
 
-    if fast_mode:
-        vs = {}
-        for k in diff_out:
-            o = outputs[k]
-            v = rng.standard_normal(tuple(o.shape))
-            if o.is_complex():
-                v = v + 1j * rng.standard_normal(tuple(o.shape))
-            vs[k] = tensor(v, dtype=o.dtype)
-        grads = _vjp(outputs, inputs, diff_in, vs)
-        for i, g in zip(diff_in, grads):
-            x = inputs[i]
-            u = rng.standard_normal(tuple(x.shape))
-            if x.is_complex():
-                u = u + 1j * rng.standard_normal(tuple(x.shape))
-            d = _directional(func, inputs, i, u, eps)
-            num = sum(float(np.real(np.sum(np.conj(np.asarray(vs[k]._data)) * d[k])))
-                      for k in diff_out)
-            ana = float(np.real(np.sum(np.conj(_to_np(g)) * u)))
-            if check_grad_dtypes and g.dtype is not x.dtype:
-                return _fail("Gradient has dtype mismatch", raise_exception)
-            if not abs(ana - num) <= atol + rtol * abs(num):
-                return _fail(
-                    f"Jacobian mismatch for output 0 with respect to input {i},\n"
-                    f"numerical:{num!r}\nanalytical:{ana!r}\n\n"
-                    f"The above quantities relating the numerical and analytical jacobians "
-                    f"are computed in fast mode (v^T J u with random u, v).",
-                    raise_exception)
-        return True
 
-    # slow mode: the whole real Jacobian
+# -- slow mode: the whole real Jacobian, per (output, input) pair ---------------------
+# Both Jacobians are laid out as [input direction (real, imag), input element,
+# output part (real, imag), output element].
+
+def _slow_gradcheck(func, inputs, outputs, diff_in, diff_out, *, eps, atol, rtol,
+                    nondet_tol, check_grad_dtypes):
     for oi, k in enumerate(diff_out):
-        o = outputs[k]
-        parts = [1.0, 1j] if o.is_complex() else [1.0]
-        n_out = o.numel()
         for i in diff_in:
-            x = inputs[i]
-            dirs = [1.0, 1j] if x.is_complex() else [1.0]
-            n_in = x.numel()
-            num = np.zeros((len(dirs), n_in, len(parts), n_out))
-            for a, dr in enumerate(dirs):
-                for j in range(n_in):
-                    u = np.zeros(n_in, dtype=np.complex128 if x.is_complex() else np.float64)
-                    u[j] = dr
-                    d = _directional(func, inputs, i, u.reshape(tuple(x.shape)), eps)[oi]
-                    d = d.reshape(-1)
-                    for b, v in enumerate(parts):
-                        num[a, j, b] = np.real(np.conj(v) * d)
-            ana = np.zeros_like(num)
-            for b, v in enumerate(parts):
-                for m in range(n_out):
-                    e = np.zeros(n_out, dtype=np.complex128 if o.is_complex() else np.float64)
-                    e[m] = v
-                    vt = tensor(e.reshape(tuple(o.shape)), dtype=o.dtype)
-                    g = _vjp(outputs, inputs, [i], {k: vt})[0]
-                    if check_grad_dtypes and g.dtype is not x.dtype:
-                        return _fail("Gradient has dtype mismatch", raise_exception)
-                    gn = _to_np(g).reshape(-1)
-                    if m == 0 and b == 0:
-                        g2 = _to_np(_vjp(outputs, inputs, [i], {k: vt})[0]).reshape(-1)
-                        if np.max(np.abs(g2 - gn), initial=0.0) > nondet_tol:
-                            return _fail(
-                                "Backward is not reentrant, i.e., running backward with same "
-                                "input and grad_output multiple times gives different values, "
-                                "although analytical gradient matches numerical gradient.The "
-                                f"tolerance for nondeterminism was {nondet_tol}.",
-                                raise_exception)
-                    for a, dr in enumerate(dirs):
-                        ana[a, :, b, m] = np.real(np.conj(gn) * dr)
+            num = _numerical_jacobian(func, inputs, i, oi, outputs[k], eps)
+            ana = _analytical_jacobian(outputs, inputs, i, k, nondet_tol, check_grad_dtypes)
             bad = ~(np.abs(ana - num) <= atol + rtol * np.abs(num))
             if bad.any():
-                a, _, b, _ = np.argwhere(bad)[0]
-                prefix = ""
-                if o.is_complex():
-                    prefix += ("While considering the imaginary part of complex outputs only, "
-                               if b == 1 else
-                               "While considering the real part of complex outputs only, ")
-                if x.is_complex():
-                    prefix += ("While considering the imaginary part of complex inputs only, "
-                               if a == 1 else
-                               "While considering the real part of complex inputs only, ")
-                return _fail(
-                    f"{prefix}Jacobian mismatch for output {oi} with respect to input {i},\n"
-                    f"numerical:{num[a, :, b, :]!r}\nanalytical:{ana[a, :, b, :]!r}\n",
-                    raise_exception)
-    return True
+                raise GradcheckError(_mismatch_message(
+                    num, ana, np.argwhere(bad)[0], outputs[k], inputs[i], oi, i))
+
+
+def _parts(t):
+    return [1.0, 1j] if t.is_complex() else [1.0]
+
+
+def _unit(n, index, value, complex_):
+    e = np.zeros(n, dtype=np.complex128 if complex_ else np.float64)
+    e[index] = value
+    return e
+
+
+def _numerical_jacobian(func, inputs, i, oi, o, eps):
+    """Central differences along every real and imaginary unit direction of input ``i``,
+    seen through the real and imaginary part of output ``oi``."""
+    x = inputs[i]
+    dirs, parts = _parts(x), _parts(o)
+    n_in, n_out = x.numel(), o.numel()
+    num = np.zeros((len(dirs), n_in, len(parts), n_out))
+    for a, dr in enumerate(dirs):
+        for j in range(n_in):
+            u = _unit(n_in, j, dr, x.is_complex()).reshape(tuple(x.shape))
+            d = _directional(func, inputs, i, u, eps)[oi].reshape(-1)
+            for b, v in enumerate(parts):
+                num[a, j, b] = np.real(np.conj(v) * d)
+    return num
+
+
+def _analytical_jacobian(outputs, inputs, i, k, nondet_tol, check_grad_dtypes):
+    """One backward per real and imaginary unit grad_output of output ``k``; the first is
+    run twice to check that backward is reentrant (deterministic)."""
+    o, x = outputs[k], inputs[i]
+    dirs, parts = _parts(x), _parts(o)
+    n_out = o.numel()
+    ana = np.zeros((len(dirs), x.numel(), len(parts), n_out))
+    for b, v in enumerate(parts):
+        for m in range(n_out):
+            vt = tensor(_unit(n_out, m, v, o.is_complex()).reshape(tuple(o.shape)),
+                        dtype=o.dtype)
+            g = _vjp(outputs, inputs, [i], {k: vt})[0]
+            _check_grad_dtype(g, x, check_grad_dtypes)
+            gn = _to_np(g).reshape(-1)
+            if m == 0 and b == 0:
+                g2 = _to_np(_vjp(outputs, inputs, [i], {k: vt})[0]).reshape(-1)
+                if np.max(np.abs(g2 - gn), initial=0.0) > nondet_tol:
+                    raise GradcheckError(
+                        "Backward is not reentrant, i.e., running backward with same "
+                        "input and grad_output multiple times gives different values, "
+                        "although analytical gradient matches numerical gradient.The "
+                        f"tolerance for nondeterminism was {nondet_tol}.")
+            for a, dr in enumerate(dirs):
+                ana[a, :, b, m] = np.real(np.conj(gn) * dr)
+    return ana
+
+
+def _mismatch_message(num, ana, where, o, x, oi, i):
+    a, _, b, _ = where
+    prefix = ""
+    if o.is_complex():
+        prefix += ("While considering the imaginary part of complex outputs only, "
+                   if b == 1 else "While considering the real part of complex outputs only, ")
+    if x.is_complex():
+        prefix += ("While considering the imaginary part of complex inputs only, "
+                   if a == 1 else "While considering the real part of complex inputs only, ")
+    return (f"{prefix}Jacobian mismatch for output {oi} with respect to input {i},\n"
+            f"numerical:{num[a, :, b, :]!r}\nanalytical:{ana[a, :, b, :]!r}\n")
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
@@ -204,8 +251,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   fast_mode=False, masked=False):
     """Check second derivatives: gradcheck of ``grad(func(inputs), inputs, grad_outputs,
     create_graph=True)`` with respect to both the inputs and ``grad_outputs``."""
-    from . import grad
-    from .._creation import tensor
     inputs = _as_tuple(inputs)
     if grad_outputs is None:
         rng = np.random.default_rng(1)
@@ -213,10 +258,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         gos = []
         for k in _diff_outputs(outs):
             o = outs[k]
-            g = rng.standard_normal(tuple(o.shape))
-            if o.is_complex():
-                g = g + 1j * rng.standard_normal(tuple(o.shape))
-            gos.append(tensor(g, dtype=o.dtype, requires_grad=True))
+            gos.append(tensor(_random_like(rng, tuple(o.shape), o._data.dtype), dtype=o.dtype,
+                              requires_grad=True))
         grad_outputs = tuple(gos)
     else:
         grad_outputs = _as_tuple(grad_outputs)

@@ -1,33 +1,40 @@
-"""Differentiable primitives, one module per family, and the Tensor methods they give."""
+"""Differentiable primitives, one module per family, and the Tensor methods they give.
+
+# NOTE [Tensor methods]
+# Which functions are also Tensor methods is declared, never inferred: each family module
+# lists them in ``METHODS`` (torch's ``variants: method`` in native_functions.yaml), and
+# _bind_methods below binds exactly those, plus the few whose method form differs from
+# the function (``where``, ``type_as``, the casters ``float``/``double``/...). A function
+# that torch has only as ``torch.<name>`` (view_as_real, cat, einsum, ...) stays a
+# function. tests/test_tensor_methods.py checks the set against torch.Tensor, and
+# wgrad/_tensor.pyi (tools/gen_tensor_stub.py) lists it for editors.
+"""
+from .. import _dtype
 from .._tensor import Tensor
-from . import elementwise, indexing, linalg, reduction, shape
+from . import elementwise, indexing, linear_algebra, reduction, shape
 from .elementwise import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
-from .linalg import *  # noqa: F401,F403
+from .linear_algebra import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
-from . import conv, fft  # noqa: F401  (fft: no __all__; wgrad.fft is the namespace)
+from . import conv, spectral  # noqa: F401  (spectral: no __all__; wgrad.fft is the namespace)
 from .conv import *  # noqa: F401,F403
 from . import inplace  # noqa: E402  (after the families it wraps)
 from .inplace import *  # noqa: F401,F403
 
-_FAMILIES = (elementwise, shape, reduction, linalg, indexing, inplace, conv, fft)
+# the public functions only: ``from .ops import *`` binds no module (wgrad.shape, ...)
+__all__ = [name for mod in (elementwise, shape, reduction, linear_algebra, indexing, inplace,
+                            conv) for name in mod.__all__]
 
-# Functions that are not Tensor methods in torch (or clash with Tensor attributes).
-_NOT_METHODS = {"complex", "polar", "where", "cat", "concat", "concatenate", "stack", "hstack",
-                "vstack", "broadcast_tensors", "broadcast_shapes", "numpy_T", "to", "real",
-                "imag", "getitem", "is_complex", "is_floating_point", "einsum", "atleast_1d",
-                "atleast_2d", "meshgrid", "block_diag", "cartesian_prod", "pad",
-                "conv1d", "conv2d", "tensordot", "vector_norm", "trapezoid", "var_mean",
-                "std_mean", "chain_matmul", "multi_dot", "softplus"}
+_FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral)
 
 
 def _bind_methods():
+    """Tensor methods: exactly each family's ``METHODS`` (NOTE [Tensor methods]), plus the
+    methods whose Tensor form differs from the function."""
     for mod in _FAMILIES:
-        for name in mod.__all__:
-            if name not in _NOT_METHODS and not hasattr(Tensor, name):
-                setattr(Tensor, name, getattr(mod, name))
-    Tensor.to = shape.to
+        for name in mod.METHODS:
+            setattr(Tensor, name, getattr(mod, name))
     Tensor._sum_to = shape.sum_to_size
     Tensor.where = lambda self, condition, y: elementwise.where(condition, self, y)
     Tensor.type_as = lambda self, other: shape.to(self, other.dtype)
@@ -39,7 +46,6 @@ def _bind_methods():
 
 def _caster(name):
     def cast(self, memory_format=None):
-        from .. import _dtype
         return shape.to(self, getattr(_dtype, name))
     cast.__name__ = name
     return cast

@@ -14,6 +14,18 @@
 # so a holomorphic op returns ``grad * f'(z).conj()``. This is PyTorch's value and the
 # conjugate of what jax.vjp computes: backward(g) == conj(jax.vjp(f)(conj(g))).
 
+# NOTE [Holomorphic formulas]
+# For a holomorphic op (ds/dz* = 0) the convention above leaves ``grad * f'(z).conj()``.
+# Such a formula is declared by its derivative alone (sin's is
+# ``holomorphic(lambda self: self.cos())``) and the helper applies the conjugate: the one
+# place where it is written, so a formula cannot drop it. With ``divide=True`` the lambda
+# gives h(z) = 1 / f'(z) and the formula is ``grad / h(z).conj()``: one division rather
+# than a reciprocal and a product (log's is ``holomorphic(lambda self: self,
+# divide=True)``). The formula keeps the derivative's parameter names (plus ``grad``), so
+# the node saves exactly what the derivative names. Non-holomorphic ops (abs, angle, sgn,
+# real, imag, polar, ...) write both Wirtinger terms explicitly, and so do formulas whose
+# zero must not depend on ``grad`` (pow's exponent-0 case).
+
 # NOTE [Gradient post-processing]
 # Done once per input, never in formulas: sum broadcast dimensions back to the input's
 # shape, keep the real part for a real input (the R->C rule), cast to the input dtype.
@@ -26,12 +38,13 @@ import jax.extend.core as _jex_core
 import jax.numpy as jnp
 
 from .._tensor import Tensor, _make
-from ..autograd import anomaly_mode as _anomaly
-from ..autograd.grad_mode import _state
-from ..autograd.graph import Node
-from ..autograd.saved import SavedTensor
+from .._autograd import anomaly_mode as _anomaly
+from .._autograd.grad_mode import _state
+from .._autograd.graph import Node
+from .._autograd.saved import SavedTensor
+from ._views import mark_view as _mark_view  # NOTE [Views]
 
-__all__ = ["Primitive", "OpNode", "primitive"]
+__all__ = ["Primitive", "OpNode", "primitive", "holomorphic"]
 
 _DIFF_KINDS = ("f", "c")
 _VARIADIC, _RESULT, _RESULTS = -1, -2, -3  # NOTE [Recording cost]: where a saved value is
@@ -62,7 +75,7 @@ class Primitive:
         prim.nout = nout
         prim.jit = jit
         prim.nondiff_outputs = frozenset(nondiff_outputs)
-        # NOTE [Views] in ops/inplace.py: True, or a predicate over the attributes
+        # NOTE [Views] in ops/_views.py: True, or a predicate over the attributes
         prim.view = view
         params = inspect.signature(fwd).parameters.values()
         prim.inputs = [p.name for p in params
@@ -117,9 +130,9 @@ class Primitive:
     # once per (primitive, which inputs need grad), and the single-output case apart.
     # A node's ``needs`` and ``in_meta`` tuples are interned: nodes with the same ones
     # share one object, so a recorded op leaves fewer new objects for Python's cyclic
-    # garbage collector, whose full collections run more rarely the fewer survive (the
-    # 1,200-op chain of bench/run.py: 11 -> 8 per op, full collections every 10 -> 20
-    # steps), and the backward kernel lookup compares these keys by identity.
+    # garbage collector, whose full collections run more rarely the fewer survive (figures
+    # in docs/performance.md), and the backward kernel lookup compares these keys by
+    # identity.
     def _record(self, args, akey, attrs, out):
         needs = []
         edges = []
@@ -282,9 +295,6 @@ class Primitive:
         k.names = names
         k.identity = _UNKNOWN
         return k
-
-
-_mark_view = None  # set by ops.inplace: links a view output to its base (NOTE [Views])
 
 
 _UNKNOWN = object()
@@ -470,3 +480,26 @@ def primitive(name, **kw):
         return Primitive(name, fwd, **kw)
     return deco
 
+
+def holomorphic(derivative, *, divide=False):
+    """The formula ``grad * derivative(...).conj()`` of a holomorphic op.
+
+    NOTE [Holomorphic formulas]. With ``divide=True`` the formula is
+    ``grad / derivative(...).conj()``. Its parameters are ``grad`` followed by
+    ``derivative``'s, which decide what the node saves.
+
+    Example
+    -------
+    >>> import inspect
+    >>> from wgrad.ops._primitive import holomorphic
+    >>> formula = holomorphic(lambda self: self.cos())  # sin's
+    >>> list(inspect.signature(formula).parameters)
+    ['grad', 'self']
+    """
+    def formula(grad, **kw):
+        d = derivative(**kw).conj()
+        return grad / d if divide else grad * d
+    params = [inspect.Parameter("grad", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    params += list(inspect.signature(derivative).parameters.values())
+    formula.__signature__ = inspect.Signature(params)
+    return formula

@@ -15,6 +15,9 @@ from ._promote import result_type
 
 __all__ = ["conv1d", "conv2d"]
 
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ()
+
 
 def _dilate(shape, d):
     return tuple(0 if s == 0 else 1 + di * (s - 1) for s, di in zip(shape, d))

@@ -10,8 +10,9 @@ import jax.numpy as jnp
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make
-from ._primitive import Primitive
+from ._primitive import Primitive, holomorphic
 from ._promote import float_dtype, result_type
+from .indexing import nonzero
 
 __all__ = [
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "neg", "negative",
@@ -26,6 +27,19 @@ __all__ = [
     "hypot", "lerp", "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
     "view_as_real", "view_as_complex",
 ]
+
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = (
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "neg", "negative",
+    "pow", "reciprocal", "square", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt",
+    "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid",
+    "relu", "erf", "abs", "absolute", "angle", "sgn", "sign", "conj", "conj_physical",
+    "resolve_conj", "clamp", "clip", "maximum", "minimum", "masked_fill", "eq", "ne", "lt",
+    "le", "gt", "ge", "isreal", "isnan", "isinf", "isfinite", "floor", "ceil", "round",
+    "trunc", "frac", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "logical_not", "logical_and", "logical_or", "logical_xor", "atan2", "hypot", "lerp",
+    "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
+)  # real, imag, is_complex, is_floating_point: Tensor's own; where: self is the ``input``
 
 _I = 1j
 
@@ -61,12 +75,12 @@ _sub = Primitive(
     other=lambda grad, alpha: grad * -_conj_scalar(alpha))
 _mul = Primitive(
     "mul", lambda self, other, *, dtype: _c(self, dtype) * _c(other, dtype),
-    self=lambda grad, other: grad * other.conj(),
-    other=lambda grad, self: grad * self.conj())
+    self=holomorphic(lambda other: other),
+    other=holomorphic(lambda self: self))
 _div = Primitive(
     "div", lambda self, other, *, dtype: _c(self, dtype) / _c(other, dtype),
-    self=lambda grad, other: grad / other.conj(),
-    other=lambda grad, self, other: -grad * ((self / other) / other).conj())
+    self=holomorphic(lambda other: other, divide=True),
+    other=holomorphic(lambda self, other: -((self / other) / other)))
 # rounding divisions are piecewise constant: zero gradient, as torch
 _div_rounded = Primitive(
     "div", lambda self, other, *, dtype, rounding_mode: _round_div(
@@ -151,11 +165,12 @@ negative = neg
 
 
 def _pow_self(grad, self, exponent):
-    # torch's pow_backward_self: d/dz z^p = p z^(p-1); exponent 0 gives 0 (also at z = 0)
+    # torch's pow_backward_self: d/dz z^p = p z^(p-1); exponent 0 gives 0 (also at z = 0,
+    # and for a NaN gradient), so the zero is put outside the product: not holomorphic()
     return where(exponent == 0, 0., grad * (exponent * self.pow(exponent - 1)).conj())
 
 
-def _pow_exponent(grad, self, exponent, result):
+def _dpow_dexponent(self, exponent, result):
     # torch's pow_backward_exponent: z^p log z, with 0 where self == 0 and Re p >= 0
     if isinstance(exponent, Tensor) and exponent.is_complex():
         real_exp = (exponent.imag == 0) & (exponent.real >= 0)
@@ -163,7 +178,10 @@ def _pow_exponent(grad, self, exponent, result):
         real_exp = exponent >= 0
     cond = (self == 0) & real_exp
     base = self.to(result.dtype) if isinstance(self, Tensor) else self
-    return grad * where(cond, 0., (result * _log(base)).conj())
+    return where(cond, 0., result * _log(base))
+
+
+_pow_exponent = holomorphic(_dpow_dexponent)
 
 
 def _log(x):
@@ -183,8 +201,8 @@ _rpow = Primitive("pow", _pow_fwd, node_name="PowBackward2",
 # NOTE [Integer powers]
 # ``x ** 2`` with a Python number is torch's PowBackward0: the exponent is a static
 # attribute, so an integral one lowers to repeated multiplication (lax.integer_pow)
-# instead of the exp/log of a general power: about 6x faster on complex64[128, 128] on
-# CPU, and exact for complex bases. Only integral exponents of modest size take this
+# instead of the exp/log of a general power: several times faster (docs/performance.md)
+# and exact for complex bases. Only integral exponents of modest size take this
 # path: each distinct value is its own compiled kernel.
 _MAX_STATIC_EXPONENT = 64
 _pow_int = Primitive(
@@ -218,7 +236,7 @@ def reciprocal(input):
 
 
 _reciprocal = Primitive("reciprocal", lambda self: 1 / self,
-                        self=lambda grad, result: -grad * (result * result).conj())
+                        self=holomorphic(lambda result: -(result * result)))
 
 # ======================================================================================
 # Unary math
@@ -237,30 +255,30 @@ def _unary(name, fwd, formula):
     return op
 
 
-exp = _unary("exp", jnp.exp, lambda grad, result: grad * result.conj())
-exp2 = _unary("exp2", jnp.exp2, lambda grad, result: grad * (result * _LN2).conj())
-log = _unary("log", jnp.log, lambda grad, self: grad / self.conj())
-log2 = _unary("log2", jnp.log2, lambda grad, self: grad / (self * _LN2).conj())
-log10 = _unary("log10", jnp.log10, lambda grad, self: grad / (self * _LN10).conj())
-log1p = _unary("log1p", jnp.log1p, lambda grad, self: grad / (self + 1).conj())
-expm1 = _unary("expm1", jnp.expm1, lambda grad, result: grad * (result + 1).conj())
+exp = _unary("exp", jnp.exp, holomorphic(lambda result: result))
+exp2 = _unary("exp2", jnp.exp2, holomorphic(lambda result: result * _LN2))
+log = _unary("log", jnp.log, holomorphic(lambda self: self, divide=True))
+log2 = _unary("log2", jnp.log2, holomorphic(lambda self: self * _LN2, divide=True))
+log10 = _unary("log10", jnp.log10, holomorphic(lambda self: self * _LN10, divide=True))
+log1p = _unary("log1p", jnp.log1p, holomorphic(lambda self: self + 1, divide=True))
+expm1 = _unary("expm1", jnp.expm1, holomorphic(lambda result: result + 1))
 # sqrt'(0) = inf, by continuity (torch's rule)
-sqrt = _unary("sqrt", jnp.sqrt, lambda grad, result: grad / (2 * result.conj()))
+sqrt = _unary("sqrt", jnp.sqrt, holomorphic(lambda result: 2 * result, divide=True))
 rsqrt = _unary("rsqrt", jax.lax.rsqrt,
-               lambda grad, result: -0.5 * grad * (result * result * result).conj())
-sin = _unary("sin", jnp.sin, lambda grad, self: grad * self.cos().conj())
-cos = _unary("cos", jnp.cos, lambda grad, self: grad * -self.sin().conj())
-tan = _unary("tan", jnp.tan, lambda grad, result: grad * (1 + result * result).conj())
+               holomorphic(lambda result: -0.5 * (result * result * result)))
+sin = _unary("sin", jnp.sin, holomorphic(lambda self: self.cos()))
+cos = _unary("cos", jnp.cos, holomorphic(lambda self: -self.sin()))
+tan = _unary("tan", jnp.tan, holomorphic(lambda result: 1 + result * result))
 asin = _unary("asin", jnp.arcsin,
-              lambda grad, self: grad * (-self * self + 1).rsqrt().conj())
+              holomorphic(lambda self: (-self * self + 1).rsqrt()))
 acos = _unary("acos", jnp.arccos,
-              lambda grad, self: grad * -(-self * self + 1).rsqrt().conj())
-atan = _unary("atan", jnp.arctan, lambda grad, self: grad / (self * self + 1).conj())
-sinh = _unary("sinh", jnp.sinh, lambda grad, self: grad * self.cosh().conj())
-cosh = _unary("cosh", jnp.cosh, lambda grad, self: grad * self.sinh().conj())
-tanh = _unary("tanh", jnp.tanh, lambda grad, result: grad * (1 - result * result).conj())
+              holomorphic(lambda self: -(-self * self + 1).rsqrt()))
+atan = _unary("atan", jnp.arctan, holomorphic(lambda self: self * self + 1, divide=True))
+sinh = _unary("sinh", jnp.sinh, holomorphic(lambda self: self.cosh()))
+cosh = _unary("cosh", jnp.cosh, holomorphic(lambda self: self.sinh()))
+tanh = _unary("tanh", jnp.tanh, holomorphic(lambda result: 1 - result * result))
 sigmoid = _unary("sigmoid", jax.nn.sigmoid,
-                 lambda grad, result: grad * (result * (1 - result)).conj())
+                 holomorphic(lambda result: result * (1 - result)))
 _erf = _unary("erf", jax.scipy.special.erf,
               lambda grad, self: grad * (2 / math.sqrt(math.pi)) * (-self * self).exp())
 
@@ -293,8 +311,8 @@ _softplus = Primitive(
 def _real_only(name, *tensors):
     for t in tensors:
         if isinstance(t, Tensor) and t.is_complex():
-            kind = "ComplexDouble" if t.dtype is D.complex128 else "ComplexFloat"
-            raise NotImplementedError(f'"{name}" not implemented for \'{kind}\'')
+            raise NotImplementedError(f'"{name}" not implemented for '
+                                      f"'{t.dtype.scalar_name}'")
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -459,7 +477,6 @@ _where = Primitive(
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` else ``other``; one argument: ``nonzero(as_tuple=True)``."""
     if input is None and other is None:
-        from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     return _where(condition, input, other, dtype=result_type(input, other).np)
 
@@ -591,31 +608,31 @@ def _nondiff(name, fn):
             return prim(input)
         return prim(input, other, dtype=result_type(input, other).np)
     op.__name__ = name
-    return prim, op
+    return op
 
 
 def _cmp(fn):
     return lambda self, other, *, dtype: fn(_c(self, dtype), _c(other, dtype))
 
 
-_, eq = _nondiff("eq", _cmp(jnp.equal))
-_, ne = _nondiff("ne", _cmp(jnp.not_equal))
-_, lt = _nondiff("lt", _cmp(jnp.less))
-_, le = _nondiff("le", _cmp(jnp.less_equal))
-_, gt = _nondiff("gt", _cmp(jnp.greater))
-_, ge = _nondiff("ge", _cmp(jnp.greater_equal))
-_, bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and))
-_, bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or))
-_, bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor))
-_, bitwise_not = _nondiff("bitwise_not", lambda self: jnp.invert(self))
-_, logical_not = _nondiff("logical_not", lambda self: jnp.logical_not(self))
-_, logical_and = _nondiff("logical_and", _cmp(jnp.logical_and))
-_, logical_or = _nondiff("logical_or", _cmp(jnp.logical_or))
-_, logical_xor = _nondiff("logical_xor", _cmp(jnp.logical_xor))
-_, isnan = _nondiff("isnan", lambda self: jnp.isnan(self))
-_, isinf = _nondiff("isinf", lambda self: jnp.isinf(self))
-_, isfinite = _nondiff("isfinite", lambda self: jnp.isfinite(self))
-_, isreal = _nondiff("isreal", lambda self: jnp.isreal(self))
+eq = _nondiff("eq", _cmp(jnp.equal))
+ne = _nondiff("ne", _cmp(jnp.not_equal))
+lt = _nondiff("lt", _cmp(jnp.less))
+le = _nondiff("le", _cmp(jnp.less_equal))
+gt = _nondiff("gt", _cmp(jnp.greater))
+ge = _nondiff("ge", _cmp(jnp.greater_equal))
+bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and))
+bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or))
+bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor))
+bitwise_not = _nondiff("bitwise_not", lambda self: jnp.invert(self))
+logical_not = _nondiff("logical_not", lambda self: jnp.logical_not(self))
+logical_and = _nondiff("logical_and", _cmp(jnp.logical_and))
+logical_or = _nondiff("logical_or", _cmp(jnp.logical_or))
+logical_xor = _nondiff("logical_xor", _cmp(jnp.logical_xor))
+isnan = _nondiff("isnan", lambda self: jnp.isnan(self))
+isinf = _nondiff("isinf", lambda self: jnp.isinf(self))
+isfinite = _nondiff("isfinite", lambda self: jnp.isfinite(self))
+isreal = _nondiff("isreal", lambda self: jnp.isreal(self))
 
 
 def is_complex(input):

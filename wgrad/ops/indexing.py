@@ -13,14 +13,22 @@ import numpy as np
 from jax import lax
 
 from .. import _dtype as D
+from .._creation import full, tensor
 from .._tensor import Tensor, _make, _wrap_dim
 from ._primitive import Primitive
+from .shape import broadcast_shapes, expand
 
 __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "gather",
            "take_along_dim", "take", "put", "scatter", "scatter_add", "scatter_reduce",
            "masked_select", "masked_scatter", "nonzero", "argwhere", "unfold", "sort",
            "argsort", "topk", "kthvalue", "median", "tril", "triu", "diag", "diag_embed",
            "diagonal", "kron"]
+
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "take_along_dim",
+           "take", "put", "scatter", "scatter_add", "scatter_reduce", "masked_select",
+           "masked_scatter", "nonzero", "argwhere", "unfold", "sort", "argsort", "topk",
+           "kthvalue", "median", "tril", "triu", "diag", "diag_embed", "diagonal", "kron")
 
 _ADV = "adv"
 _FULL = ("slice", None, None, None)
@@ -119,66 +127,86 @@ def _normalize_ex(self, idx):
         idx = (idx,)
     key, arrays = [], []
     ndim = self.ndim
-
-    def is_mask(i):
-        return isinstance(i, (Tensor, np.ndarray)) and i.dtype in (D.bool, np.bool_)
-    n_specified = sum(i.ndim if is_mask(i) else 1 for i in idx
-                      if i is not None and i is not Ellipsis and not isinstance(i, bool))
-    if n_specified > ndim:
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    n_specified = _n_specified(idx, ndim)
     dim = 0
     for i in idx:
-        if i is None:
-            key.append(None)
+        if i is None or isinstance(i, bool):
+            key.append(i)
         elif i is Ellipsis:
             key.append("ellipsis")
             dim = ndim - (n_specified - dim)
-        elif isinstance(i, bool):
-            key.append(i)
-        elif isinstance(i, (int, np.integer)):
-            size = self.shape[dim]
-            if not -size <= int(i) < size:
-                raise IndexError(f"index {int(i)} is out of bounds for dimension {dim} with "
-                                 f"size {size}")
-            key.append(int(i))
-            dim += 1
-        elif isinstance(i, slice):
-            if i.step is not None and int(i.step) <= 0:
-                raise ValueError("step must be greater than zero")
-            key.append(("slice", _int_or_none(i.start), _int_or_none(i.stop),
-                        _int_or_none(i.step)))
+        elif isinstance(i, (int, np.integer, slice)):
+            key.append(_basic_key(self, i, dim))
             dim += 1
         else:
             a = i._data if isinstance(i, Tensor) else np.asarray(i)
             if a.dtype == np.bool_:
-                if a.shape != tuple(self.shape[dim:dim + a.ndim]):
-                    raise IndexError(
-                        f"The shape of the mask {list(a.shape)} at index {dim} does not match "
-                        f"the shape of the indexed tensor {list(self.shape)}")
-                if _is_tracer(a):
-                    raise RuntimeError("boolean mask indexing has a data-dependent shape and "
-                                       "cannot be traced; use wgrad.where instead")
-                if a.ndim == 0:  # a 0-d mask adds a dim of size 1 (True) or 0 (False)
-                    if not bool(a):
-                        if len(idx) != 1:
-                            raise NotImplementedError("a False 0-d mask is only supported as "
-                                                      "the sole index")
-                        return (None, _FULL), (), True
-                    key.append(None)
-                    continue
-                for nz in np.nonzero(np.asarray(a)):
-                    key.append(_ADV)
-                    arrays.append(jnp.asarray(nz))
+                if not _add_mask(self, a, dim, len(idx) == 1, key, arrays):
+                    return (None, _FULL), (), True
                 dim += a.ndim
-                continue
-            if a.dtype.kind not in "iu":
-                raise IndexError("tensors used as indices must be long, int, byte or bool "
-                                 "tensors")
-            _bounds(a, self.shape[dim], dim)
-            key.append(_ADV)
-            arrays.append(jnp.asarray(a))
-            dim += 1
+            else:
+                _add_integer_index(self, a, dim, key, arrays)
+                dim += 1
     return tuple(key), tuple(arrays), False
+
+
+def _is_mask(i):
+    return isinstance(i, (Tensor, np.ndarray)) and i.dtype in (D.bool, np.bool_)
+
+
+def _n_specified(idx, ndim):
+    """How many dimensions of the indexed tensor ``idx`` consumes (IndexError if too many)."""
+    n = sum(i.ndim if _is_mask(i) else 1 for i in idx
+            if i is not None and i is not Ellipsis and not isinstance(i, bool))
+    if n > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    return n
+
+
+def _basic_key(self, i, dim):
+    """The key entry of an integer or a slice at dimension ``dim``."""
+    if isinstance(i, slice):
+        if i.step is not None and int(i.step) <= 0:
+            raise ValueError("step must be greater than zero")
+        return ("slice", _int_or_none(i.start), _int_or_none(i.stop), _int_or_none(i.step))
+    size = self.shape[dim]
+    if not -size <= int(i) < size:
+        raise IndexError(f"index {int(i)} is out of bounds for dimension {dim} with "
+                         f"size {size}")
+    return int(i)
+
+
+def _add_mask(self, a, dim, sole, key, arrays):
+    """Append a boolean mask's key entries and index arrays (its nonzero positions);
+    False for a False 0-d mask, whose result is empty."""
+    if a.shape != tuple(self.shape[dim:dim + a.ndim]):
+        raise IndexError(
+            f"The shape of the mask {list(a.shape)} at index {dim} does not match "
+            f"the shape of the indexed tensor {list(self.shape)}")
+    if _is_tracer(a):
+        raise RuntimeError("boolean mask indexing has a data-dependent shape and "
+                           "cannot be traced; use wgrad.where instead")
+    if a.ndim == 0:  # a 0-d mask adds a dim of size 1 (True) or 0 (False)
+        if not bool(a):
+            if not sole:
+                raise NotImplementedError("a False 0-d mask is only supported as "
+                                          "the sole index")
+            return False
+        key.append(None)
+        return True
+    for nz in np.nonzero(np.asarray(a)):
+        key.append(_ADV)
+        arrays.append(jnp.asarray(nz))
+    return True
+
+
+def _add_integer_index(self, a, dim, key, arrays):
+    if a.dtype.kind not in "iu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool "
+                         "tensors")
+    _bounds(a, self.shape[dim], dim)
+    key.append(_ADV)
+    arrays.append(jnp.asarray(a))
 
 
 def _int_or_none(x):
@@ -202,20 +230,13 @@ def getitem(input, idx):
 def _same_dtype(input, values, what="Index put"):
     if values.dtype is not input.dtype:
         raise RuntimeError(f"{what} requires the source and destination dtypes match, got "
-                           f"{_tname(input)} for the destination and {_tname(values)} for the "
-                           f"source.")
-
-
-def _tname(t):
-    return {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "bool": "Bool",
-            "float16": "Half", "bfloat16": "BFloat16"}.get(t.dtype.name, t.dtype.name)
+                           f"{input.dtype.scalar_name} for the destination and "
+                           f"{values.dtype.scalar_name} for the source.")
 
 
 def _as_tensor(v, like):
     if isinstance(v, Tensor):
         return v
-    from .._creation import tensor
     return tensor(v, dtype=like.dtype)
 
 
@@ -451,7 +472,6 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 
 
 def _full_like_index(input, index, v):
-    from .._creation import full
     return full(tuple(index.shape), v, dtype=input.dtype)
 
 
@@ -527,7 +547,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce in ("amax", "amin"):
         if input.is_complex():
             raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not "
-                                      f"implemented for '{_tname(input)}'")
+                                      f"implemented for '{input.dtype.scalar_name}'")
         out = _scatter_minmax(x, ix, s, dim=d, reduce=reduce, include_self=bool(include_self))
     else:
         base = x if include_self else _scatter(x, ix, 0.0, dim=d, accumulate=False)
@@ -560,7 +580,6 @@ def take_along_dim(input, indices, dim=None):
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {indices.ndim} dimensions for indices")
     d = _wrap_dim(dim, input.ndim)
-    from .shape import broadcast_shapes, expand
     si, sx = list(input.shape), list(indices.shape)
     si[d] = sx[d] = 1
     b = list(broadcast_shapes(si, sx))
@@ -581,7 +600,7 @@ def _flat_index(input, index, name):
     a = index._data
     if a.dtype.kind not in "iu":
         raise IndexError(f"{name}(): Expected a long tensor for index, but got "
-                         f"{_tname(index)}")
+                         f"{index.dtype.scalar_name}")
     if not _is_tracer(a) and a.size:
         an = np.asarray(a)
         bad = an[(an >= n) | (an < -n)]
@@ -634,7 +653,6 @@ def masked_select(input, mask):
     """
     if mask.dtype is not D.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    from .shape import broadcast_shapes, expand
     shape = tuple(broadcast_shapes(input.shape, mask.shape))
     x = expand(input, shape) if tuple(input.shape) != shape else input
     m = np.broadcast_to(_host(mask, "masked_select"), shape)
@@ -657,7 +675,6 @@ def masked_scatter(input, mask, source):
         raise RuntimeError("masked_scatter_only supports boolean masks, but got mask with "
                            f"dtype {mask.dtype!r}")
     _same_dtype(input, source, "masked_scatter:")
-    from .shape import broadcast_shapes, expand
     shape = tuple(broadcast_shapes(input.shape, mask.shape))
     x = expand(input, shape) if tuple(input.shape) != shape else input
     m = np.broadcast_to(_host(mask, "masked_scatter"), shape)
@@ -868,7 +885,6 @@ def median(input, dim=None, keepdim=False):
     _no_complex(input, "median")
     if dim is None:
         if input.numel() == 0:
-            from .._creation import tensor
             return tensor(float("nan"), dtype=input.dtype)
         return _median(input)
     d = _wrap_dim(dim, input.ndim)

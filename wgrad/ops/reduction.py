@@ -13,15 +13,22 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
-from .._tensor import _make, _wrap_dim
-from ..autograd.grad_mode import _state
+from .._tensor import Tensor, _make, _wrap_dim
+from .._autograd.grad_mode import _state
 from ._primitive import Primitive
+from . import elementwise
+from . import linear_algebra as linalg  # imports this module too: used at call time
 from .elementwise import where
 from .shape import _dims, cat, expand, flip, movedim, narrow, reshape, unsqueeze
 
 __all__ = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
            "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "diff",
            "trapezoid", "norm", "vector_norm", "count_nonzero", "all", "any"]
+
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
+           "std", "logsumexp", "cumsum", "cumprod", "diff", "norm", "count_nonzero", "all",
+           "any")
 
 
 def _axes(dim, ndim):
@@ -70,7 +77,14 @@ def _rcumsum(x, dim):
 def _results(fields, name):
     cls = collections.namedtuple(name, fields)
     cls.__module__ = "wgrad.return_types"
+    cls.__repr__ = _results_repr
     return cls
+
+
+def _results_repr(self):
+    """torch.return_types' repr: one field a line."""
+    fields = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self))
+    return f"{type(self).__module__}.{type(self).__name__}(\n{fields})"
 
 
 _MaxMin = {n: _results(["values", "indices"], n) for n in ("max", "min")}
@@ -121,7 +135,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     d = input.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
-                           f"a floating point or complex dtype. Got: {_torch_name(d)}")
+                           f"a floating point or complex dtype. Got: {d.scalar_name}")
     return _mean(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
 
 
@@ -211,7 +225,7 @@ def _check_nonempty(name, input, axes):
 def _amaxmin(name, prim, input, dim, keepdim):
     if input.is_complex():
         raise NotImplementedError(f"\"{name}_values_cpu\" not implemented for "
-                                  f"'{_torch_name(input.dtype)}'")
+                                  f"'{input.dtype.scalar_name}'")
     axes = _axes(dim, input.ndim)
     _check_nonempty(name.replace("max", "amax").replace("min", "amin"), input, axes)
     return prim(input, dim=axes, keepdim=bool(keepdim))
@@ -268,14 +282,12 @@ _min_dim = Primitive("min", _max_dim_fwd(jnp.min, jnp.argmin), nout=2, nondiff_o
 
 
 def _maxmin(name, all_prim, dim_prim, input, dim, keepdim):
-    from .._tensor import Tensor
     if isinstance(dim, Tensor):
-        from . import elementwise
         return getattr(elementwise, "maximum" if name == "max" else "minimum")(input, dim)
     if dim is None:
         if input.is_complex():
             raise NotImplementedError(f"\"{name}_all\" not implemented for "
-                                      f"'{_torch_name(input.dtype)}'")
+                                      f"'{input.dtype.scalar_name}'")
         if input.numel() == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                f"input.numel() == 0. Specify the reduction dim with the 'dim' "
@@ -298,7 +310,9 @@ def max(input, dim=None, keepdim=False):
     Example
     -------
     >>> wgrad.max(wgrad.tensor([[1., 5.], [7., 2.]]), 1)
-    wgrad.return_types.max(values=tensor([5., 7.]), indices=tensor([1, 0]))
+    wgrad.return_types.max(
+    values=tensor([5., 7.]),
+    indices=tensor([1, 0]))
     """
     return _maxmin("max", _max_all, _max_dim, input, dim, keepdim)
 
@@ -336,12 +350,6 @@ def argmin(input, dim=None, keepdim=False):
     """Index of the smallest element (of the flattened input when ``dim`` is None)."""
     return _arg("argmin", _argmin, input, dim, keepdim)
 
-
-def _torch_name(d):
-    return {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "float64": "Double",
-            "float32": "Float", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}[d.name]
 
 
 # ======================================================================================
@@ -562,7 +570,6 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     >>> wgrad.trapezoid(wgrad.tensor([1., 2., 3.]))
     tensor(4.)
     """
-    from .._tensor import Tensor
     if x is not None and dx is not None:
         raise TypeError("trapezoid() received an invalid combination of arguments: pass "
                         "either 'x' or 'dx', not both")
@@ -647,7 +654,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         x = x.to(dtype)
     if not _is_float(x):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
-                           f"as input. Got {_torch_name(x.dtype)}")
+                           f"as input. Got {x.dtype.scalar_name}")
     ord = float(ord)
     axes = _axes(dim, x.ndim)
     if ord < 0 and x.numel() == 0:
@@ -674,7 +681,6 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if p is None or p == "fro":
         p = 2
     elif p == "nuc":
-        from . import linalg
         if not hasattr(linalg, "matrix_norm"):
             raise NotImplementedError("norm(p='nuc') needs linalg.matrix_norm")
         return linalg.matrix_norm(input, "nuc", (0, 1) if dim is None else dim, keepdim,

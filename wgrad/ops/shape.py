@@ -10,6 +10,9 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Size, Tensor, _make, _wrap_dim
 from ._primitive import Primitive
+from ._promote import result_type
+from ._transfer import to_device as _to_device
+from ._views import link_alias
 
 __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
            "t", "numpy_T", "permute", "movedim", "moveaxis", "squeeze", "unsqueeze",
@@ -18,6 +21,13 @@ __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "
            "fliplr", "flipud", "roll", "repeat", "tile", "to", "clone", "contiguous",
            "sum_to_size", "narrow", "select", "view_as", "reshape_as", "atleast_1d",
            "atleast_2d", "broadcast_shapes", "pad"]
+
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ("reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
+           "t", "permute", "movedim", "moveaxis", "squeeze", "unsqueeze", "expand",
+           "expand_as", "broadcast_to", "split", "chunk", "unbind", "flip", "fliplr", "flipud",
+           "roll", "repeat", "tile", "to", "clone", "contiguous", "sum_to_size", "narrow",
+           "select", "view_as", "reshape_as")
 
 
 def _dims(dims, ndim, unique=False):
@@ -66,7 +76,6 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False):
                               UserWarning, stacklevel=2)
             out = _to(out, dtype=dtype.np)
     if device is not None:
-        from ..interop import _to_device
         out = _to_device(out, device)
     if copy and out is input:
         out = clone(input)
@@ -150,7 +159,6 @@ def reshape(input, *shape):
 
 
 def _alias(t):
-    from .inplace import link_alias
     return link_alias(t, _make(t._data))
 
 
@@ -373,7 +381,6 @@ def cat(tensors, dim=0):
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = next((t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)), tensors[0])
     d = _wrap_dim(dim, ref.ndim)
-    from ._promote import result_type
     dt = result_type(*[t for t in tensors])
     tensors = [t if t.dtype is dt else t.to(dt) for t in tensors]
     for i, t in enumerate(tensors):
@@ -624,24 +631,34 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
-    k = len(pad) // 2
-    nd = input.ndim
     if mode == "constant":
-        if k > nd:
-            raise RuntimeError(f"Padding length should be less than or equal to two times the "
-                               f"input dimension but got padding length {len(pad)} and input "
-                               f"of dimension {nd}")
-        widths = [(0, 0)] * nd
-        for i in range(k):
-            widths[nd - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-        for d, (lo, hi) in enumerate(widths):
-            if input.shape[d] + lo + hi < 0:
-                raise RuntimeError("narrow(): length must be non-negative.")
-        if all(w == (0, 0) for w in widths):
-            return clone(input)
-        return _constant_pad(input, widths=tuple(widths), value=0 if value is None else value)
+        return _pad_constant(input, pad, 0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    return _pad_by_index(input, pad, mode)
+
+
+def _pad_constant(input, pad, value):
+    k, nd = len(pad) // 2, input.ndim
+    if k > nd:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the "
+                           f"input dimension but got padding length {len(pad)} and input "
+                           f"of dimension {nd}")
+    widths = [(0, 0)] * nd
+    for i in range(k):
+        widths[nd - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    for d, (lo, hi) in enumerate(widths):
+        if input.shape[d] + lo + hi < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+    if all(w == (0, 0) for w in widths):
+        return clone(input)
+    return _constant_pad(input, widths=tuple(widths), value=value)
+
+
+def _pad_by_index(input, pad, mode):
+    """reflect / replicate / circular: one gather of the source index of every output
+    position along each padded dim."""
+    k, nd = len(pad) // 2, input.ndim
     if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {nd}D input tensor.\n"
@@ -653,15 +670,19 @@ def pad(input, pad, mode="constant", value=None):
     for d in range(nd - k, nd):
         i = nd - 1 - d
         p, n = (pad[2 * i], pad[2 * i + 1]), input.shape[d]
-        if mode == "reflect" and (p[0] >= n or p[1] >= n):
-            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
-                               f"corresponding input dimension, but got: padding ({p[0]}, "
-                               f"{p[1]}) at dimension {d} of input {list(input.shape)}")
-        if mode == "circular" and (p[0] > n or p[1] > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        if mode == "replicate" and n == 0 and (p[0] > 0 or p[1] > 0):
-            raise RuntimeError(f"Expected input to have non-zero size at dimension {d}")
+        _check_pad_width(input, mode, p, n, d, i)
         sources.append(_pad_source(p, n, mode))
     from .indexing import _ADV, _FULL, _index
     arrays = tuple(jnp.asarray(a) for a in np.ix_(*sources))
     return _index(input, arrays, key=(_FULL,) * (nd - k) + (_ADV,) * k)
+
+
+def _check_pad_width(input, mode, p, n, d, i):
+    if mode == "reflect" and (p[0] >= n or p[1] >= n):
+        raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the "
+                           f"corresponding input dimension, but got: padding ({p[0]}, "
+                           f"{p[1]}) at dimension {d} of input {list(input.shape)}")
+    if mode == "circular" and (p[0] > n or p[1] > n):
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+    if mode == "replicate" and n == 0 and (p[0] > 0 or p[1] > 0):
+        raise RuntimeError(f"Expected input to have non-zero size at dimension {d}")

@@ -12,9 +12,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._creation import tensor
 from .._tensor import Tensor
 from ..autograd import grad as _grad
-from ..autograd.gradcheck import gradcheck, gradgradcheck
+from ..autograd.gradcheck import _random_like, gradcheck, gradgradcheck
 
 __all__ = ["check_op", "assert_jax_identity", "shapes", "broadcastable_pair", "values",
            "tensors", "to_np", "well_separated"]
@@ -24,23 +25,18 @@ def to_np(t):
     return np.asarray(t._data)
 
 
-def _random_like(rng, shape, dtype):
-    g = rng.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        g = g + 1j * rng.standard_normal(shape)
-    return np.asarray(g, dtype)
 
 
 def assert_jax_identity(wfn, jfn, inputs, rtol=1e-6, atol=1e-8, seed=0):
     """wgrad's gradients for a random grad_output ``g`` equal ``conj(vjp(conj g))`` of
     the JAX function ``jfn`` (same arguments, as jax arrays)."""
-    from .._creation import tensor
     rng = np.random.default_rng(seed)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     outs = wfn(*inputs)
     outs = outs if isinstance(outs, (tuple, list)) else (outs,)
     dout = [o for o in outs if isinstance(o, Tensor) and o.requires_grad]
-    gs = [_random_like(rng, tuple(o.shape), o._data.dtype) for o in dout]
+    gs = [np.asarray(_random_like(rng, tuple(o.shape), o._data.dtype), o._data.dtype)
+          for o in dout]
     wg = _grad(dout, [inputs[i] for i in diff], [tensor(g, dtype=o.dtype)
                                                 for g, o in zip(gs, dout)],
                allow_unused=True)
@@ -88,7 +84,6 @@ def check_op(wfn, inputs, jfn=None, *, grad=True, gradgrad=True, fast_mode=False
 
 
 def _check_hygiene(wfn, inputs):
-    from .._creation import tensor
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     out = wfn(*inputs)
     outs = out if isinstance(out, (tuple, list)) else (out,)
@@ -110,6 +105,7 @@ def _check_hygiene(wfn, inputs):
 
 
 # -- hypothesis strategies ---------------------------------------------------------------
+# hypothesis is an optional dependency: the strategies import it when called
 
 def shapes(min_dims=0, max_dims=3, min_side=1, max_side=3):
     from hypothesis.extra import numpy as hnp
@@ -153,6 +149,5 @@ def well_separated(a, gap=0.1, key=None):
 
 
 def tensors(dtype, shape, requires_grad=True, **kw):
-    from .._creation import tensor
     return values(dtype, shape, **kw).map(
         lambda a: tensor(a, dtype=np.dtype(dtype), requires_grad=requires_grad))

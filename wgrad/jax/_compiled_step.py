@@ -1,5 +1,8 @@
 """wgrad.compile: trace a whole step (forward, backward, update) into one XLA computation.
 
+This module holds the compiled step; the walk that finds its tensors is _discovery.py,
+the generated guards of its fast path _fast_path.py.
+
 # NOTE [What compile captures]
 # A compiled step is a pure function of the arrays of the Tensors it touches. On each
 # call, ``CompiledStep`` collects those Tensors, in a deterministic order:
@@ -25,17 +28,16 @@
 # (print, appending to a list) happen only while tracing.
 """
 import collections
-import dis
 import functools
-import operator
 import sys
-import types
 import warnings
 
 import jax
 
-from ._tensor import Tensor, _make
-from .interop import _is_tensor, _merge_static, _norm_argnums, _split_static
+from .._tensor import Tensor, _make
+from ._discovery import unchanged, walk_roots
+from ._fast_path import MISS, fast_path
+from ._pytree import _is_tensor, _merge_static, _norm_argnums, _split_static
 
 __all__ = ["compile", "CompiledStep"]
 
@@ -50,15 +52,10 @@ _ERR_CONTROL_FLOW = (
     "argument, wgrad.compile(step, static_argnums=(i,)), which retraces for each new value; "
     "(3) return the value from the step and decide in Python after the call; or (4) run "
     "the step eagerly, without wgrad.compile.")
-_LIBRARY_MODULES = ("jax", "jaxlib", "numpy", "wgrad", "builtins", "functools", "hypothesis",
-                    "_pytest", "pytest", "typing", "collections", "threading")
-_MAX_DEPTH = 8
 # an array no one else holds is referenced by its Tensor, the call's list, the loop
 # variable and getrefcount's argument
 _SOLE_OWNER_REFS = 4
 _getrefcount = sys.getrefcount
-_is = operator.is_
-_cell_contents = operator.attrgetter("cell_contents")
 
 
 def compile(step=None, *, static_argnums=(), donate=True, capture=None):  # noqa: A001
@@ -108,7 +105,8 @@ def compile(step=None, *, static_argnums=(), donate=True, capture=None):  # noqa
     return CompiledStep(step, static_argnums=static_argnums, donate=donate, capture=capture)
 
 
-_Spec = collections.namedtuple("_Spec", "tree pos static svals has_grad mask n flags")
+_Spec = collections.namedtuple("_Spec", "tree pos static svals has_grad mask n flags n_lr "
+                                        "hyper")
 _Spec.__doc__ = "Everything about a call that is baked into its trace (its cache key)."
 
 
@@ -126,6 +124,8 @@ class CompiledStep:
         self._new_state = None  # set while tracing: tensors the step newly stored
         self._fast = None  # the guarded fast path of the last call (NOTE [Fast path])
         self._fasts = {}  # spec -> its fast path, for the current discovery
+        self._optimizers = ()  # the wgrad optimizers discovery found (NOTE [Learning rates])
+        self._lr_groups = None  # set while running: the groups whose lr is a jit input
         functools.update_wrapper(self, step)
 
     def _roots(self):
@@ -134,14 +134,16 @@ class CompiledStep:
     def _discover(self):
         """Walk for the captured tensors (NOTE [What compile captures], 1 and 2) and
         record the checks that tell whether a new walk would differ (NOTE [Cached
-        discovery])."""
+        discovery] in _discovery.py)."""
         tensors, index, checks = [], {}, []
 
         def add(t):
             if id(t) not in index:
                 index[id(t)] = len(tensors)
                 tensors.append(t)
-        _walk_roots(self._roots(), add, checks)
+        optimizers = []
+        walk_roots(self._roots(), add, checks, optimizers)
+        self._optimizers = tuple(optimizers)
         found = self._found = (tuple(tensors), index, checks)
         self._fast, self._fasts = None, {}
         return found
@@ -150,55 +152,77 @@ class CompiledStep:
         fast = self._fast
         if fast is not None and not kwargs:
             out = fast(self, args)
-            if out is not _MISS:
+            if out is not MISS:
                 return out
         found = self._found
-        if found is None or not _unchanged(found[2]):
+        if found is None or not unchanged(found[2]):
             found = self._discover()
+        tensors, tree, pos, static, svals, dyn_leaves = self._arguments(found, args, kwargs)
+        arrays, has_grad, mask, flags = self._inputs(tensors, len(found[0]))
+        lr_groups, hyper = _optimizer_hyper(self._optimizers)
+        if lr_groups:
+            dyn_leaves = list(dyn_leaves) + [float(g["lr"]) for g in lr_groups]
+        spec = (tree, tuple(pos), static, svals, tuple(has_grad), tuple(mask), len(tensors),
+                tuple(flags), len(lr_groups), hyper)
+        fn = self._cache.get(spec)
+        self._lr_groups = lr_groups
+        try:
+            if fn is None:
+                fn = self._cache[spec] = self._jit(spec)
+                out = self._run_first(fn, spec, tensors, arrays, dyn_leaves)
+            else:
+                out = self._run(fn, spec, tensors, arrays, dyn_leaves)
+        finally:
+            self._lr_groups = None
+        # the fast path passes no learning rates: only without float ones
+        if tree is None and self._found is found and not lr_groups:
+            self._keep_fast_path(spec, found, fn)
+        return out
+
+    def _arguments(self, found, args, kwargs):
+        """The call's tensors (the captured ones, then new argument tensors), its argument
+        tree (None for the common call: positional Tensors only), the slot of each
+        argument leaf in the tensors (-1: not a Tensor), the static arguments and their
+        values, and the leaves that are not Tensors."""
         captured, index, _ = found
-        tensors, tree = list(captured), ()
         if not kwargs and not self.static_argnums:
             # the common call, tensors only: no pytree flattening
-            tree = static = svals = dyn_leaves = ()
-            pos = []
+            tensors, pos = list(captured), []
             for a in args:
                 if not isinstance(a, Tensor):
                     break
                 i = index.get(id(a))
                 pos.append(_position(a, tensors, len(captured)) if i is None else i)
             else:
-                tree = None
-        if tree is not None:
-            tensors = list(captured)
-            static, svals, dyn = _split_static(args, self.static_argnums)
-            leaves, tree = jax.tree_util.tree_flatten((dyn, kwargs), is_leaf=_is_tensor)
-            pos, dyn_leaves = [], []
-            for x in leaves:
-                if isinstance(x, Tensor):
-                    i = index.get(id(x))
-                    pos.append(_position(x, tensors, len(captured)) if i is None else i)
-                else:
-                    pos.append(-1)
-                    dyn_leaves.append(x)
-        arrays, has_grad, mask, flags = self._inputs(tensors, len(captured))
-        spec = (tree, tuple(pos), static, svals, tuple(has_grad), tuple(mask), len(tensors),
-                tuple(flags))
-        fn = self._cache.get(spec)
-        if fn is None:
-            fn = self._cache[spec] = self._jit(spec)
-            with warnings.catch_warnings():
-                # compiling: a donated buffer may have no output to alias (a .grad set to
-                # None, a parameter given a new shape); donation is a hint
-                warnings.filterwarnings("ignore", "Some donated buffers were not usable")
-                out = self._run(fn, spec, tensors, arrays, dyn_leaves)
-        else:
-            out = self._run(fn, spec, tensors, arrays, dyn_leaves)
-        if tree is None and self._found is found:
-            fast = self._fasts.get(spec, _MISS)
-            if fast is _MISS:
-                fast = self._fasts[spec] = _fast_path(self, spec, found, fn)
-            self._fast = fast
-        return out
+                return tensors, None, pos, (), (), ()
+        tensors = list(captured)
+        static, svals, dyn = _split_static(args, self.static_argnums)
+        leaves, tree = jax.tree_util.tree_flatten((dyn, kwargs), is_leaf=_is_tensor)
+        pos, dyn_leaves = [], []
+        for x in leaves:
+            if isinstance(x, Tensor):
+                i = index.get(id(x))
+                pos.append(_position(x, tensors, len(captured)) if i is None else i)
+            else:
+                pos.append(-1)
+                dyn_leaves.append(x)
+        return tensors, tree, pos, static, svals, dyn_leaves
+
+    def _run_first(self, fn, spec, tensors, arrays, dyn_leaves):
+        """The first call of a new spec, which compiles it."""
+        with warnings.catch_warnings():
+            # compiling: a donated buffer may have no output to alias (a .grad set to
+            # None, a parameter given a new shape); donation is a hint
+            warnings.filterwarnings("ignore", "Some donated buffers were not usable")
+            return self._run(fn, spec, tensors, arrays, dyn_leaves)
+
+    def _keep_fast_path(self, spec, found, fn):
+        """Install the fast path of ``spec`` for the next call (made once per spec and
+        discovery)."""
+        fast = self._fasts.get(spec, MISS)
+        if fast is MISS:
+            fast = self._fasts[spec] = fast_path(self, spec, _Spec._make(spec), found, fn)
+        self._fast = fast
 
     def _inputs(self, tensors, n_captured):
         """The jit inputs (data arrays, then .grad arrays), which tensors have a .grad,
@@ -268,6 +292,13 @@ class CompiledStep:
 
     def _run_traced(self, spec, arrays, dyn_leaves):
         tensors, n = self._tensors, spec.n
+        lr_groups = self._lr_groups
+        if spec.n_lr:  # NOTE [Learning rates]: the traced values stand in for the floats
+            lrs = dyn_leaves[len(dyn_leaves) - spec.n_lr:]
+            dyn_leaves = dyn_leaves[:len(dyn_leaves) - spec.n_lr]
+            old_lrs = [g["lr"] for g in lr_groups]
+            for g, v in zip(lr_groups, lrs):
+                g["lr"] = v
         saved = [(t._data, t._grad, None if t._grad is None else t._grad._data, t._grad_fn,
                   t._output_nr) for t in tensors]
         grad_in = [None] * n  # (traced input, donated) per tensor with a .grad
@@ -303,7 +334,7 @@ class CompiledStep:
                     grads[i] = g._data
             ids = {id(t) for t in tensors}
             new = []
-            _walk_roots(self._roots() + (out,), lambda t: new.append(t)
+            walk_roots(self._roots() + (out,), lambda t: new.append(t)
                         if id(t) not in ids and isinstance(t._data, jax.core.Tracer)
                         and not any(t is s for s in new) else None)
             out_ids = {id(x) for x in jax.tree_util.tree_leaves(out, is_leaf=_is_tensor)}
@@ -315,6 +346,39 @@ class CompiledStep:
                 t._data, t._grad, t._grad_fn, t._output_nr = d, g, fn, nr
                 if g is not None:
                     g._data = gd
+            if spec.n_lr:
+                for g, v in zip(lr_groups, old_lrs):
+                    g["lr"] = v
+
+
+# NOTE [Learning rates]
+# An optimizer's learning rate is the hyper-parameter a scheduler changes between steps.
+# When a captured optimizer's group holds it as a Python number, the number is a jit
+# input (a weakly typed scalar) that stands in for ``group["lr"]`` while the step is
+# traced, so a scheduler's new value reaches the compiled step without a retrace. Its
+# other Python-number options (momentum, betas, weight decay, ...) are part of the spec:
+# changing one retraces. A step with such learning rates takes the general path (the
+# fast path passes no extra inputs); a learning rate held in a Tensor is an ordinary
+# captured tensor.
+def _optimizer_hyper(optimizers):
+    """The param groups whose lr is a Python number, and the other scalar options of
+    every group of ``optimizers`` (part of the spec)."""
+    if not optimizers:
+        return (), ()
+    lr_groups, hyper = [], []
+    for opt in optimizers:
+        for g in opt.param_groups:
+            if isinstance(g.get("lr"), (int, float)):
+                lr_groups.append(g)
+            hyper.append(tuple((k, v) for k, v in g.items()
+                               if k not in ("params", "lr") and _scalar_option(v)))
+    return lr_groups, tuple(hyper)
+
+
+def _scalar_option(v):
+    if isinstance(v, tuple):
+        return all(_scalar_option(x) for x in v)
+    return v is None or isinstance(v, (bool, int, float, str))
 
 
 def _autograd_flags(t):
@@ -335,235 +399,3 @@ def _position(t, tensors, start):
             return i
     tensors.append(t)
     return len(tensors) - 1
-
-
-# -- fast path -------------------------------------------------------------------------
-# NOTE [Fast path]
-# The general call path computes, on every call, the same few facts: whether discovery
-# would find the same tensors (NOTE [Cached discovery]), which argument is which captured
-# or new tensor, which tensors have a ``.grad``, which arrays may be donated, and from
-# these the spec that picks the jitted function. After a call in the common form
-# (positional Tensors only, no static arguments), the step keeps a fast path for that
-# call's spec: a function generated for it (straight-line code, its objects bound as
-# constants) that checks each of those facts against the spec and, when all agree, calls
-# the spec's jitted function directly. Any difference returns _MISS, and the general path
-# runs and installs the fast path of the spec it used, so a fast path never decides
-# anything the general path would decide differently. Measured on the phase-retrieval
-# step (bench/bench_compile.py), each step synced: the work before the XLA dispatch went
-# from 12-15 us to 4-6 us (Python right after a synced step runs about twice as slowly as
-# in a hot loop), most of wgrad.compile's gap to jax.jit(jax.grad) there.
-_MISS = object()
-
-
-def _sole_owner_refs():
-    """getrefcount of an array held only by its Tensor, as a fast path's local sees it."""
-    env = {"_rc": _getrefcount}
-    exec("def probe(t):\n    d0 = t._data\n    return _rc(d0)\n", env)  # noqa: S102
-    holder = types.SimpleNamespace(_data=object())
-    return env["probe"](holder)
-
-
-_FAST_SOLE_OWNER_REFS = _sole_owner_refs()
-
-
-def _fast_path(step, spec, found, fn):
-    """Generate the fast path (NOTE [Fast path]) of ``step`` for ``spec``: a function
-    ``fast(step, args)`` that returns the call's outputs, or _MISS. None where discovery
-    must walk again on every call."""
-    raw, spec = spec, _Spec._make(spec)
-    captured, index, checks = found
-    nc = len(captured)
-    env = {"Tensor": Tensor, "isinstance": isinstance, "id": id, "len": len, "_rc": _getrefcount,
-           "_MISS": _MISS, "_same": _same, "fn": fn, "spec": raw, "index": index}
-    consts = {}
-
-    def const(v):
-        name = consts.get(id(v))
-        if name is None:
-            name = consts[id(v)] = f"k{len(consts)}"
-            env[name] = v
-        return name
-    guard = [f"if len(args) != {len(spec.pos)}: return _MISS"]
-    if spec.pos:
-        guard.append("".join(f"a{j}, " for j in range(len(spec.pos))) + "= args")
-    first = {}  # slot of a new (argument) tensor -> the first argument in it
-    for j, p in enumerate(spec.pos):
-        if p < nc:
-            guard.append(f"if a{j} is not {const(captured[p])}: return _MISS")
-        elif p in first:
-            guard.append(f"if a{j} is not a{first[p]}: return _MISS")
-        else:
-            guard.append(f"if not isinstance(a{j}, Tensor) or id(a{j}) in index: return _MISS")
-            guard += [f"if a{j} is a{q}: return _MISS" for q in first.values()]
-            first[p] = j
-    for state, obj, old in checks:
-        if old is None:  # an empty closure cell: discovery walks again on every call
-            return None
-        if isinstance(state, _FunctionState):
-            f = const(obj)
-            now = [f"{f}.__code__", f"{f}.__defaults__", f"{f}.__kwdefaults__",
-                   *(f"{const(c)}.cell_contents" for c in state.cells),
-                   *(f"{const(state.globals)}.get({n!r})" for n in state.names)]
-            guard += [f"if {x} is not {const(o)}: return _MISS" for x, o in zip(now, old)]
-        else:
-            guard.append(f"if not _same({const(state)}({const(obj)}), {const(old)}): "
-                         "return _MISS")
-    names = [const(t) for t in captured] + [f"a{j}" for j in first.values()]
-    arrays = []
-    for i, t in enumerate(names):
-        if not isinstance(spec.flags[i], bool):  # hooks: compared on the general path
-            return None
-        guard.append(f"if {t}._requires_grad is not {spec.flags[i]} or {t}._hooks is not None "
-                     f"or {t}._post_acc_hooks is not None or {t}._retains_grad: return _MISS")
-        guard.append(f"d{i} = {t}._data")
-        arrays.append(f"d{i}")
-    for i, t in enumerate(names):
-        if spec.has_grad[i]:
-            guard += [f"if {t}._grad is None: return _MISS", f"e{i} = {t}._grad._data"]
-            arrays.append(f"e{i}")
-        else:
-            guard.append(f"if {t}._grad is not None: return _MISS")
-    if step.donate:  # the donation mask, as CompiledStep._inputs computes it
-        for j, (a, m) in enumerate(zip(arrays, spec.mask)):
-            if nc <= j < spec.n and not spec.flags[j]:  # data: never donated
-                continue
-            guard.append(f"if _rc({a}) {'>' if m else '<='} {_FAST_SOLE_OWNER_REFS}: "
-                         "return _MISS")
-    src = ("def fast(self, args):\n    try:\n" + "".join(f"        {g}\n" for g in guard) +
-           "    except ValueError:  # an empty closure cell\n        return _MISS\n"
-           f"    return self._run(fn, spec, [{', '.join(names)}], [{', '.join(arrays)}], ())\n")
-    exec(src, env)  # noqa: S102
-    return env["fast"]
-
-
-# -- discovery -------------------------------------------------------------------------
-# NOTE [Cached discovery]
-# Walking the step's closures, globals and objects costs microseconds per call, so the
-# walk is cached. While walking, every mutable thing it enters records a check: a state
-# function and the state it returned (the items of a list, the keys and values of a
-# dict or of an object's ``__dict__``, a function's code, defaults, closure cell contents
-# and the globals its code names). The walk is a function of those identities alone, so
-# when every state is the same objects again (compared with ``is``, no recursion), the
-# walk would find the same tensors in the same order; otherwise it runs again. The
-# recorded states hold their objects, so no id is reused while a check refers to it.
-def _unchanged(checks):
-    try:
-        for state, obj, old in checks:
-            if not _same(state(obj), old):
-                return False
-    except ValueError:  # an empty closure cell: walk again
-        return False
-    return True
-
-
-def _same(new, old):
-    return len(new) == len(old) and all(map(_is, new, old))
-
-
-def _walk_roots(roots, add, checks=None):
-    seen = set()
-    for r in roots:
-        _walk(r, add, seen, 0, checks)
-
-
-def _is_library(obj):
-    mod = getattr(obj, "__module__", None) or ""
-    return mod.split(".", 1)[0] in _LIBRARY_MODULES
-
-
-def _dict_state(d):
-    return (*d, *d.values())
-
-
-def _object_state(x):
-    d = vars(x)
-    return (type(x), *d, *d.values())
-
-
-class _FunctionState:
-    """The state of a function its walk depends on: code, defaults, the contents of its
-    closure cells and the values of the globals it names (a check's state function)."""
-    __slots__ = ("cells", "globals", "names")
-
-    def __init__(self, f, names):
-        # the closure and the globals dict are fixed for f's lifetime
-        self.cells, self.globals, self.names = f.__closure__ or (), f.__globals__, names
-
-    def __call__(self, f):
-        return (f.__code__, f.__defaults__, f.__kwdefaults__,
-                *map(_cell_contents, self.cells), *map(self.globals.get, self.names))
-
-
-def _check(checks, state, x):
-    if checks is not None:
-        try:
-            checks.append((state, x, state(x)))
-        except ValueError:  # a function with an empty closure cell: always walk again
-            checks.append((state, x, None))
-
-
-def _walk(x, add, seen, depth, checks):
-    if x is None or isinstance(x, (int, float, complex, str, bytes, bool)):
-        return
-    if isinstance(x, Tensor):
-        add(x)
-        return
-    if id(x) in seen or depth > _MAX_DEPTH:
-        return
-    seen.add(id(x))
-    d = depth + 1
-    if isinstance(x, (list, tuple)):
-        if isinstance(x, list):
-            _check(checks, tuple, x)
-        for v in x:
-            _walk(v, add, seen, d, checks)
-    elif isinstance(x, dict):
-        _check(checks, _dict_state, x)
-        for k, v in x.items():
-            _walk(k, add, seen, d, checks)
-            _walk(v, add, seen, d, checks)
-    elif isinstance(x, functools.partial):
-        _walk(x.func, add, seen, d, checks)
-        _walk(x.args, add, seen, d, checks)
-        _walk(x.keywords, add, seen, d, checks)
-    elif isinstance(x, types.MethodType):
-        _walk(x.__self__, add, seen, d, checks)
-        _walk(x.__func__, add, seen, d, checks)
-    elif isinstance(x, types.FunctionType):
-        if depth > 0 and _is_library(x):  # the step itself is always searched
-            return
-        names = _global_names(x.__code__)
-        _check(checks, _FunctionState(x, names), x)
-        for c in x.__closure__ or ():
-            try:
-                _walk(c.cell_contents, add, seen, d, checks)
-            except ValueError:  # an empty cell
-                pass
-        _walk(x.__defaults__, add, seen, d, checks)
-        _walk(x.__kwdefaults__, add, seen, d, checks)
-        g = x.__globals__
-        for name in names:
-            if name in g:
-                _walk(g[name], add, seen, d, checks)
-    elif isinstance(x, (types.ModuleType, type, jax.Array, CompiledStep)) or callable(
-            getattr(x, "__jax_array__", None)):
-        return
-    elif hasattr(x, "__dict__") and not (_is_library(type(x)) and
-                                         not type(x).__module__.startswith("wgrad.optim")):
-        _check(checks, _object_state, x)
-        for v in list(vars(x).values()):
-            _walk(v, add, seen, d, checks)
-
-
-_GLOBAL_OPS = frozenset(("LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME"))
-
-
-@functools.lru_cache(maxsize=1024)
-def _global_names(code):
-    """The global names ``code`` (and the code nested in it) reads or writes; not the
-    attribute names, which ``co_names`` also lists."""
-    names = {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_OPS}
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            names.update(_global_names(c))
-    return tuple(sorted(names))

@@ -368,25 +368,39 @@ class Engine:
         if info is not None:
             e = info.get(node)
             if e is not None and e.captures:
-                for input_nr, out_i in e.captures:
-                    g = inputs[input_nr]
-                    for hook in node._tensor_hooks_for(input_nr):
-                        if g is None:
-                            break
-                        r = hook(g)
-                        if r is not None:
-                            g = r
-                    task.captured[out_i] = g
+                self._capture(task, node, inputs, e.captures)
             if e is None or not e.needed:
                 return task.finish_one()
         outputs = self._call_function(task, node, inputs)
-        # NOTE [Releasing saved values]: release reports whether the values were still
-        # there, atomically, so of several backward calls racing through a shared graph
-        # without retain_graph exactly one succeeds.
+        # NOTE [Releasing saved values]
+        # release reports whether the values were still there, atomically, so of several
+        # backward calls racing through a shared graph without retain_graph exactly one
+        # succeeds.
         if not task.keep_graph and node.release_variables() is False:
             raise RuntimeError(ERR_BACKWARD_TWICE)
-        # NOTE [Single-threaded tasks]: a task that uses no device worker is only ever
-        # touched by the one thread driving its queue, so it skips the lock.
+        return self._schedule_successors(task, node, outputs)
+
+    @staticmethod
+    def _capture(task, node, inputs, captures):
+        """grad(inputs=...): store the gradients flowing into ``node`` that are results,
+        after the tensor hooks of the captured tensors."""
+        for input_nr, out_i in captures:
+            g = inputs[input_nr]
+            for hook in node._tensor_hooks_for(input_nr):
+                if g is None:
+                    break
+                r = hook(g)
+                if r is not None:
+                    g = r
+            task.captured[out_i] = g
+
+    def _schedule_successors(self, task, node, outputs):
+        """Add ``outputs`` to the input buffers of the next nodes and queue each node whose
+        last input arrived; True when this finished the task."""
+        info = task.exec_info
+        # NOTE [Single-threaded tasks]
+        # A task that uses no device worker is only ever touched by the one thread driving
+        # its queue, so it skips the lock.
         locked = task.use_devices
         if locked:
             task.lock.acquire()

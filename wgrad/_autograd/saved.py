@@ -1,6 +1,7 @@
 """SavedTensor: a value a backward formula needs, with its version, hooks and release."""
 import threading
 
+from .._dtype import from_np
 from .graph import _hooks_tls
 
 __all__ = ["SavedTensor", "ERR_BACKWARD_TWICE"]
@@ -47,11 +48,15 @@ class SavedTensor:
     Without hooks an input is saved as the tensor itself (so ``_saved_self is x``); an
     output (``result``) is saved as its data and rebuilt on unpack with the node as
     grad_fn, an equal but different object, so the graph holds no reference cycle.
+
+    The core knows no Tensor class: a value it has to rebuild (an output, or one that
+    went through hooks) is made by the saved tensor's own ``_make`` factory, kept in
+    ``_make``; an unpack hook must return a tensor with that same factory.
     """
 
     __slots__ = ("_tensor", "_data", "_is_output", "_output_nr", "_version", "_vc",
                  "_released", "_grad_fn", "_requires_grad", "_grad_acc", "_packed",
-                 "_unpack_hook", "_is_none")
+                 "_unpack_hook", "_is_none", "_make")
 
     def __init__(self, tensor, is_output=False):
         self._is_output = is_output
@@ -73,6 +78,7 @@ class SavedTensor:
         if is_output:
             self._tensor = None
             self._data = tensor._data
+            self._make = tensor._make
         else:
             self._tensor = tensor
             self._data = None
@@ -82,6 +88,7 @@ class SavedTensor:
             self._set_hooks(pack, unpack, tensor)
 
     def _set_hooks(self, pack, unpack, tensor):
+        self._make = tensor._make
         if not self._is_output:
             self._grad_fn = tensor._grad_fn
         v0 = tensor._vc.v
@@ -120,15 +127,14 @@ class SavedTensor:
             if self._vc.v != self._version:
                 self._raise_version(node)
             if self._is_output:
-                return _make(self._data, node, self._output_nr)
+                return self._make(self._data, node, self._output_nr)
             return self._tensor
-        from .._tensor import Tensor
         r = self._unpack_hook(self._packed)
-        if not isinstance(r, Tensor):
+        if getattr(r, "_make", None) is not self._make:
             raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
                             f"but got result of type {type(r).__name__}")
         fn = node if self._is_output else self._grad_fn
-        t = _make(r._data, fn, self._output_nr if fn is not None else 0)
+        t = self._make(r._data, fn, self._output_nr if fn is not None else 0)
         if fn is None:
             t._requires_grad = self._requires_grad
             t._grad_acc = self._grad_acc
@@ -137,14 +143,13 @@ class SavedTensor:
     def _raise_version(self, node):
         t = self._tensor
         data = self._data if t is None else t._data
-        from .._dtype import from_np
         shape = ", ".join(str(s) for s in data.shape)
         owner = node if self._is_output else (t._grad_fn if t is not None else None)
         which = f", which is output {self._output_nr} of {owner.name()}," \
             if owner is not None else ""
         raise RuntimeError(
             f"one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{_torch_type_name(from_np(data.dtype))} [{shape}]]{which} "
+            f"inplace operation: [{from_np(data.dtype).legacy_type} [{shape}]]{which} "
             f"is at version {self._vc.v}; expected version {self._version} instead. Hint: "
             f"enable anomaly detection to find the operation that failed to compute its "
             f"gradient, with wgrad.autograd.set_detect_anomaly(True).")
@@ -163,17 +168,3 @@ class SavedTensor:
         self._grad_fn = None
         self._grad_acc = None
         return fresh
-
-
-def _torch_type_name(d):
-    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-            "complex64": "torch.ComplexFloatTensor", "complex128": "torch.ComplexDoubleTensor",
-            "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-            "bool": "torch.BoolTensor", "float16": "torch.HalfTensor"}.get(d.name, d.name)
-
-
-def _make(data, grad_fn, output_nr):
-    from .._tensor import Tensor
-    global _make
-    _make = Tensor._make  # bound on first use: _tensor imports this module
-    return _make(data, grad_fn, output_nr)

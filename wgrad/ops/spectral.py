@@ -19,8 +19,12 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _make, _wrap_dim
 from ._primitive import Primitive
+from .shape import pad
 
 __all__ = []
+
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ()
 
 
 def _scale_by(shape, dim, norm):
@@ -89,7 +93,6 @@ _fft_c2r = Primitive("fft_c2r", _c2r_fwd, self=_c2r_backward)
 
 def _pad_dim(x, d, extra):
     """Zero-pad (``extra > 0``) or truncate (``extra < 0``) dim ``d`` at the end."""
-    from .shape import pad
     widths = [0, 0] * (x.ndim - d)
     widths[2 * (x.ndim - 1 - d) + 1] = extra
     return pad(x, tuple(widths))
@@ -159,8 +162,7 @@ def to_complex(x):
 def to_real(x, name):
     d = x.dtype
     if d.is_complex:
-        from .linalg import _tname
-        raise RuntimeError(f"{name} expects a real input tensor, but got {_tname(d)}")
+        raise RuntimeError(f"{name} expects a real input tensor, but got {d.scalar_name}")
     if not d.is_floating_point:
         x = x.to(D.get_default_dtype())
     return x

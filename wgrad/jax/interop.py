@@ -1,8 +1,9 @@
 """JAX interchange: zero-copy arrays, devices, pytrees, and the two function bridges.
 
 * ``from_jax`` / ``Tensor.jax()`` / ``from_dlpack`` share the device buffer (no copy).
-* ``Tensor`` is a JAX pytree (one leaf: its array), so Tensors flow through
-  ``jax.tree_util`` and ``jax.jit``; ``__jax_array__`` lets ``jnp`` functions take them.
+* ``Tensor`` is a JAX pytree (one leaf: its array; NOTE [Tensor as a pytree] in
+  _tensor.py), so Tensors flow through ``jax.tree_util`` and ``jax.jit``;
+  ``__jax_array__`` lets ``jnp`` functions take them.
 * ``jax_function(f)`` lifts a JAX function into a differentiable wgrad op.
 * ``to_jax(f)`` turns a wgrad function into a JAX function (a ``jax.custom_vjp``).
 
@@ -20,10 +21,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._device import device as _device
-from ._tensor import Tensor, _init, _make, _new
-from .autograd.grad_mode import set_grad_enabled
-from .ops._primitive import Primitive
+from .._autograd.grad_mode import set_grad_enabled
+from .._tensor import Tensor, _make
+from ..autograd import grad as _grad
+from ..ops._primitive import Primitive
+from ._pytree import _aval_key, _is_tensor, _merge_static, _norm_argnums, _split_static
 
 __all__ = ["from_jax", "from_dlpack", "jax_function", "to_jax"]
 
@@ -65,96 +67,6 @@ def from_dlpack(ext_tensor):
     if isinstance(ext_tensor, Tensor):
         return _make(ext_tensor._data)
     return _make(jax.dlpack.from_dlpack(ext_tensor))
-
-
-def _dlpack(t, *args, **kwargs):
-    if t.requires_grad:
-        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-    return t._data.__dlpack__(*args, **kwargs)
-
-
-def _move(self, *, device, src):
-    return jax.device_put(self, device)
-
-
-_to_dev = Primitive("to_device", _move, jit=False, node_name="ToCopyBackward0",
-                    self=lambda grad, device, src: _to_dev(grad, device=src, src=device))
-
-
-def _current_jax_device(data):
-    try:
-        devs = data.devices()
-    except Exception:  # a tracer: placement is decided by the enclosing jit
-        return None
-    return next(iter(devs)) if len(devs) == 1 else None
-
-
-def _to_device(tensor, device):
-    """Move ``tensor`` to ``device`` (a string, index or ``wgrad.device``); differentiable:
-    the gradient moves back. Returns ``tensor`` itself when it is already there."""
-    dst = _device(device).jax_device()
-    src = _current_jax_device(tensor._data)
-    if src is None or src == dst:
-        return tensor
-    return _to_dev(tensor, device=dst, src=src)
-
-
-def _cuda(tensor, device=None):
-    if device is None:
-        device = "cuda"
-    elif isinstance(device, int):
-        device = _device("cuda", device)
-    return _to_device(tensor, device)
-
-
-# -- pytree ----------------------------------------------------------------------------
-# NOTE [Tensor as a pytree]
-# A Tensor flattens to one leaf, its array, with ``requires_grad`` (the leaf flag) as
-# static aux data. Unflattening builds a fresh leaf Tensor: the autograd graph and
-# ``.grad`` do not cross a jax transformation boundary (use jax_function / to_jax /
-# wgrad.compile for gradients across it). JAX also unflattens with placeholder leaves
-# (None, object()), so unflatten must not inspect the leaf.
-def _flatten(t):
-    return (t._data,), t._requires_grad
-
-
-def _unflatten(requires_grad, children):
-    t = _new(Tensor)
-    _init(t, children[0], None, 0)
-    t._requires_grad = requires_grad
-    return t
-
-
-jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
-
-
-def _is_tensor(x):
-    return isinstance(x, Tensor)
-
-
-def _aval_key(a):
-    return (a.shape, a.dtype, bool(getattr(jax.typeof(a), "weak_type", False)))
-
-
-def _split_static(args, static_argnums):
-    if not static_argnums:
-        return (), (), args
-    n = len(args)
-    static = tuple(sorted({i % n for i in static_argnums if -n <= i < n}))
-    svals = tuple(args[i] for i in static)
-    dyn = tuple(a for i, a in enumerate(args) if i not in static)
-    return static, svals, dyn
-
-
-def _merge_static(static, svals, dyn):
-    out = list(dyn)
-    for i, v in zip(static, svals):
-        out.insert(i, v)
-    return out
-
-
-def _norm_argnums(static_argnums):
-    return (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
 
 # -- jax_function ----------------------------------------------------------------------
@@ -299,7 +211,6 @@ def to_jax(f=None, *, static_argnums=()):
             return core(*arrays), arrays
 
         def core_bwd(arrays, cts):
-            from .autograd import grad as _grad
             out, ts = run(arrays, True)
             outs = jax.tree_util.tree_leaves(out, is_leaf=_is_tensor)
             cts = jax.tree_util.tree_leaves(cts)

@@ -21,10 +21,17 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
 from ._primitive import Primitive
 from ._promote import result_type
+from . import reduction  # reduction imports this module too: used at call time
+from .elementwise import log
+from .shape import broadcast_tensors, cat
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
            "tensordot", "det", "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power",
            "pinverse", "chain_matmul"]
+
+# Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
+METHODS = ("matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "trace", "det",
+           "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power", "pinverse")
 
 
 class LinAlgError(RuntimeError):
@@ -58,16 +65,14 @@ def _mm_other(grad, self):
 
 
 # NOTE [Complex matmul on CPU]
-# XLA's CPU backend runs large complex GEMMs far slower than real ones (measured here,
-# complex64 1024^2: 62 ms against 42 ms for the 4M form and 34 ms for the 3M form below).
-# On CPU a complex product whose every dimension (m, k, n) is at least _MM_REAL_MIN is
-# therefore computed from real GEMMs: the 4M form (four real products; as accurate as
-# the complex GEMM) and, when every dimension is at least _MM_3M_MIN, the 3M form (three
-# products; about 2x the rounding error of the imaginary part, still a few ulps of the
-# result's scale). Below _MM_REAL_MIN the complex GEMM stays: at 16^3 it is twice as fast
-# as four real calls, at the MLP benchmark's 64x256x256 the two tie in an eager step
-# (2.50 vs 2.57 ms) and inside a compiled step the complex GEMM wins (1.9 vs 2.2 ms), while
-# 96^3 and 128^3 run 1.2-1.35x faster in the 4M form (interleaved runs here, 2026-11-22).
+# XLA's CPU backend runs large complex GEMMs far slower than real ones (figures in
+# docs/performance.md, "Measurements behind choices in the code"). On CPU a complex
+# product whose every dimension (m, k, n) is at least _MM_REAL_MIN is therefore computed
+# from real GEMMs: the 4M form (four real products; as accurate as the complex GEMM) and,
+# when every dimension is at least _MM_3M_MIN, the 3M form (three products; about 2x the
+# rounding error of the imaginary part, still a few ulps of the result's scale). Below
+# _MM_REAL_MIN the complex GEMM stays: it is faster on small products and ties or wins at
+# the MLP benchmark's 64x256x256, while from 96 on every side the 4M form is faster.
 # tests/ops/test_matmul_fast.py checks both forms against the plain path and the choice.
 _MM_REAL_MIN = 96
 _MM_3M_MIN = 512
@@ -143,13 +148,8 @@ def _check_vectors(name, a, b):
                            f"{a.shape[0]} and {b.shape[0]} elements respectively")
     if a.dtype is not b.dtype:
         raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
-                           f"{_tname(a.dtype)} and {_tname(b.dtype)}")
+                           f"{a.dtype.scalar_name} and {b.dtype.scalar_name}")
 
-
-def _tname(d):
-    return {"float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
-            "float16": "Half", "bool": "Bool"}.get(d.name, d.name)
 
 
 def dot(input, tensor):
@@ -437,7 +437,7 @@ def _check_float(name, A):
     d = A.dtype
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
-                           f"Got {_tname(d)}")
+                           f"Got {d.scalar_name}")
 
 
 def _concrete(*arrays):
@@ -622,14 +622,12 @@ def logdet(input):
     sign, labs = slogdet(input)
     if input.is_complex():
         return labs + sign.log()
-    from .elementwise import log
     return log(sign) + labs
 
 
 def _matrix_exp_backward(grad, A):
     n = A.shape[-1]
     Ah = A.mH
-    from .shape import cat
     top = cat([Ah, grad], -1)
     bottom = cat([Ah * 0, Ah], -1)
     return matrix_exp(cat([top, bottom], -2)).narrow(-2, 0, n).narrow(-1, n, n)
@@ -1023,7 +1021,6 @@ def _qr_backward(grads, results, mode):
     gA = Q @ X
     R1 = R.narrow(-1, 0, m)
     gA = _solve(R1.conj(), gA.mT).mT
-    from .shape import cat
     gA = cat([gA, _make(jnp.zeros(tuple(gA.shape[:-1]) + (n - m,), _np(gA)))], -1)
     return gA + Q @ gR
 
@@ -1123,7 +1120,6 @@ def _vector_norm_fallback(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The reduction family's vector_norm when present (it owns the subgradient rules)."""
-    from . import reduction
     f = getattr(reduction, "vector_norm", None) or _vector_norm_fallback
     return f(x, ord, dim, keepdim, dtype=dtype)
 
@@ -1201,7 +1197,6 @@ def cross(input, other, *, dim=-1, out=None):
     if sa != 3 or sb != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{sa} and {sb}")
-    from .shape import broadcast_tensors
     input, other = broadcast_tensors(input, other)
     # (a x b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}
     return input.roll(-1, d) * other.roll(-2, d) - input.roll(-2, d) * other.roll(-1, d)
