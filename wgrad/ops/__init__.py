@@ -19,14 +19,17 @@ from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from . import conv, spectral  # noqa: F401  (spectral: no __all__; wgrad.fft is the namespace)
 from .conv import *  # noqa: F401,F403
+from . import compare
+from .compare import *  # noqa: F401,F403
 from . import inplace  # noqa: E402  (after the families it wraps)
 from .inplace import *  # noqa: F401,F403
 
 # the public functions only: ``from .ops import *`` binds no module (wgrad.shape, ...)
 __all__ = [name for mod in (elementwise, shape, reduction, linear_algebra, indexing, inplace,
-                            conv) for name in mod.__all__]
+                            conv, compare) for name in mod.__all__]
 
-_FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral)
+_FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral,
+             compare)
 
 
 def _bind_methods():
