@@ -124,6 +124,24 @@ class Tensor:
     def element_size(self):
         return self.dtype.itemsize
 
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """The legacy type name (``"torch.FloatTensor"``) without ``dtype``; with one (a
+        dtype, a legacy name or a legacy class such as ``wgrad.DoubleTensor``) the tensor
+        cast to it, or ``self`` when it already has that type."""
+        if dtype is None:
+            return self.dtype.legacy_type
+        if isinstance(dtype, str):
+            dt = _dtype.from_legacy_type(dtype)
+            if dt is None:
+                raise ValueError(f"invalid type: '{dtype}'")
+        elif isinstance(dtype, _dtype.dtype):
+            dt = dtype
+        elif isinstance(getattr(dtype, "dtype", None), _dtype.dtype):  # FloatTensor, ...
+            dt = dtype.dtype
+        else:
+            raise TypeError("dtype must be a type, str, or dtype object")
+        return self if dt is self.dtype else self.to(dt)
+
     def is_complex(self):
         return self.dtype.is_complex
 

@@ -495,6 +495,12 @@ class OpNode(Node):
                 return self.attrs[key]
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
 
+    def __dir__(self):
+        # as in torch, dir() lists the saved values, so tools (torchviz, wgrad.viz) find them
+        raw = [f"_raw_saved_{k}" for k in self.saved]
+        return sorted({*super().__dir__(), *raw, *(f"_saved_{k}" for k in self.saved),
+                       *(f"_saved_{k}" for k in self.attrs)})
+
 
 # NOTE [Node class names]
 # As in torch, a node's type is named after its backward function: ``type(y.grad_fn)``
