@@ -132,6 +132,22 @@ def test_convolutions_follow_cudnn_allow_tf32(allow_tf32, expected):
     assert _precisions(grad_x, x, w, pattern=_CONV) == {expected}
 
 
+@pytest.mark.parametrize("allow_tf32, expected", [(True, "DEFAULT"), (False, "HIGHEST")])
+def test_transposed_convolutions_follow_cudnn_allow_tf32(allow_tf32, expected):
+    wgrad.backends.cudnn.allow_tf32 = allow_tf32
+    x, w = wgrad.randn(1, 2, 5), wgrad.randn(2, 3, 2)
+    assert _precisions(F.conv_transpose1d, x, w, pattern=_CONV) == {expected}
+
+
+@pytest.mark.parametrize("precision", ["highest", "medium"])
+def test_recurrent_layers_carry_the_matmul_precision(precision):
+    wgrad.set_float32_matmul_precision(precision)
+    wgrad.manual_seed(0)
+    rnn = wgrad.nn.RNN(3, 4)
+    x = wgrad.randn(2, 1, 3)
+    assert _precisions(lambda x: rnn(x)[0], x) == {EXPECTED[precision]}
+
+
 def test_conv_flag_is_independent_of_the_matmul_precision():
     wgrad.set_float32_matmul_precision("medium")
     assert wgrad.backends.cudnn.allow_tf32 is True

@@ -22,9 +22,6 @@ from ..jax.interop import jax_function
 
 __all__ = ["rnn_layer", "rnn_cell", "lengths_mask"]
 
-_HI = jax.lax.Precision.HIGHEST
-
-
 def _sigmoid(x):
     if jnp.iscomplexobj(x):
         return 1 / (1 + jnp.exp(-x))
@@ -38,7 +35,7 @@ def _act(mode):
 
 
 def _mm(x, w):
-    return jnp.matmul(x, jnp.swapaxes(w, -1, -2), precision=_HI)
+    return jnp.matmul(x, jnp.swapaxes(w, -1, -2))  # NOTE [Float32 precision]
 
 
 def _step(mode, xw, h, c, w_hh, b_hh, w_hr):

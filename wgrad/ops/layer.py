@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _precision
 from .. import _dtype as D
 from .._tensor import _make
 from ._primitive import Primitive
@@ -162,7 +163,7 @@ def _conv_transpose(name, nsp, input, weight, bias, stride, padding, output_padd
     spec = (0, 1) + spatial
     out = _conv(input, rhs, strides=(1,) * nsp, padding=pad, lhs_dil=stride,
                 rhs_dil=dilation, dn=(spec, rhs_spec, spec), fgc=int(groups), bgc=1,
-                dtype=dtype.np)
+                dtype=dtype.np, precision=_precision.conv_precision())
     if bias is not None:
         out = out + bias.reshape((1, -1) + (1,) * nsp)
     return out.squeeze(0) if unbatched else out
