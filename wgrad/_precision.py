@@ -7,8 +7,9 @@
 # ~2e-6 on an H100 for a 1024^2 product). The matmul setting is JAX's own
 # ``jax_default_matmul_precision``, which every dot_general without an explicit precision
 # reads at trace time and which is part of every jax.jit cache key: matmul, mm, bmm,
-# einsum, tensordot, linear, the products inside linalg, backward kernels, wgrad.compile
-# and a user's jax.jit all follow a change at once, with no per-op cost. wgrad sets it
+# einsum, tensordot, linear, recurrent layers, the products inside linalg, backward
+# kernels, wgrad.compile and a user's jax.jit all follow a change at once, with no per-op
+# cost (conv_transpose and conv follow the conv flag below). wgrad sets it
 # to 'highest' at import unless JAX was configured already (JAX_DEFAULT_MATMUL_PRECISION);
 # like jax_enable_x64, it is JAX's global setting, so plain JAX code in the same process
 # follows it too. torch -> JAX: 'highest' -> HIGHEST (float32), 'high' -> HIGH
