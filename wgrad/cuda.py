@@ -148,14 +148,15 @@ def memory_reserved(device=None):
     """Bytes JAX's allocator holds on a GPU (its pool; with preallocation, most of the
     GPU), 0 without one."""
     s = memory_stats(device)
-    return int(s.get("pool_bytes", s.get("bytes_reserved", s.get("bytes_in_use", 0))))
+    return int(max(s.get("pool_bytes", 0), s.get("bytes_reserved", 0),
+                   s.get("bytes_in_use", 0)))
 
 
 def max_memory_reserved(device=None):
     """The peak of ``memory_reserved`` (0 without a GPU)."""
     s = memory_stats(device)
-    return int(s.get("peak_pool_bytes", s.get("peak_bytes_reserved",
-                                              s.get("peak_bytes_in_use", 0))))
+    return int(max(s.get("peak_pool_bytes", 0), s.get("peak_bytes_reserved", 0),
+                   s.get("peak_bytes_in_use", 0)))
 
 
 def empty_cache():
