@@ -147,3 +147,35 @@ def test_cpu_tolerances_are_torchs_assert_close_defaults(dtype, tol):
     with pytest.raises(AssertionError):
         torch.testing.assert_close(outside, base)
     assert tol(dtype, "cuda:0") == (rtol * 10, atol * 10)
+
+
+class _FakeGpu:
+    device_kind = "Fake GPU"
+
+    def memory_stats(self):
+        return {"bytes_in_use": 100, "peak_bytes_in_use": 300, "pool_bytes": 1000,
+                "peak_pool_bytes": 2000, "bytes_limit": 4000}
+
+
+def test_queries_read_jax_device_statistics(monkeypatch):
+    """The GPU code paths on a CPU machine, over a stand-in for JAX's GPU device."""
+    monkeypatch.setattr(wgrad.cuda, "_gpus", lambda: [_FakeGpu(), _FakeGpu()])
+    assert wgrad.cuda.is_available() and wgrad.cuda.device_count() == 2
+    assert wgrad.cuda.current_device() == 0
+    assert wgrad.cuda.get_device_name() == wgrad.cuda.get_device_name("cuda:1") == "Fake GPU"
+    assert wgrad.cuda.memory_allocated() == 100
+    assert wgrad.cuda.max_memory_allocated(0) == 300
+    assert wgrad.cuda.memory_reserved() == 1000
+    assert wgrad.cuda.max_memory_reserved(wgrad.device("cuda", 1)) == 2000
+    assert wgrad.cuda.memory_stats()["bytes_limit"] == 4000
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        wgrad.cuda.set_device(2)
+    with pytest.raises(ValueError, match="Expected a cuda device"):
+        wgrad.cuda.memory_allocated("cpu")
+    wgrad.cuda.set_device(1)
+    try:
+        assert wgrad.cuda.current_device() == 1
+        wgrad.cuda.set_device(-1)  # torch: a negative index changes nothing
+        assert wgrad.cuda.current_device() == 1
+    finally:
+        wgrad.cuda.set_device(0)
