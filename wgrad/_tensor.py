@@ -288,13 +288,20 @@ class Tensor:
 
     @property
     def data(self):
+        """A detached alias of this tensor with its own version counter (NOTE [Views])."""
         t = _make(self._data)
         t._is_inference = self._is_inference
-        return t
+        return _link_alias(self, t, view=False, counter=True)
 
     @data.setter
     def data(self, value):
-        self._data = value._data
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got "
+                            f"{type(value).__name__}")
+        if self._requires_grad and not (value.is_floating_point() or value.is_complex()):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
+        _rebind(self, value)
 
     # -- conversion --------------------------------------------------------------------
     def numpy(self, *, force=False):
@@ -499,6 +506,6 @@ jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
 # are bound last, once Tensor exists.
 from . import ops as _ops  # noqa: E402
 from .ops import _transfer  # noqa: E402
-from .ops._views import link_alias as _link_alias  # noqa: E402
+from .ops._views import link_alias as _link_alias, rebind as _rebind  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402

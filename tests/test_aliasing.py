@@ -1,0 +1,136 @@
+"""One alias model (issue #20 part A): ``.data``, conj views, ``out=``, against torch."""
+import warnings
+
+import numpy as np
+import pytest
+
+import wgrad
+
+torch = pytest.importorskip("torch")
+
+
+def _run(T, fn):
+    """``fn(T)`` -> its values as numpy (tensors) or ``(type, message)`` if it raises."""
+    try:
+        r = fn(T)
+    except Exception as e:  # noqa: BLE001  (the exception is the value compared)
+        return type(e).__name__, str(e)
+    rs = r if isinstance(r, (tuple, list)) else (r,)
+    return [np.asarray(x.detach().resolve_conj().numpy()) if hasattr(x, "numpy") else x
+            for x in rs]
+
+
+def _same(fn):
+    a, b = _run(wgrad, fn), _run(torch, fn)
+    if isinstance(b, tuple):
+        assert a == b
+    else:
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-6)
+
+
+# ======================================================================================
+# .data
+# ======================================================================================
+
+def _data_mul_then_backward(T):
+    x = T.tensor([2., 4.], requires_grad=True)
+    y = (x * x).sum()
+    x.data.mul_(2)
+    y.backward()
+    return x.grad, x.detach(), x._version
+
+
+def _data_setitem(T):
+    x = T.tensor([1., 2.])
+    x.data[0] = 5
+    return x
+
+
+def _data_sgd_step(T):
+    p = T.tensor([1., 2.], requires_grad=True)
+    (p * p).sum().backward()
+    p.data.add_(-0.1 * p.grad)
+    q = T.tensor([1., 2.], requires_grad=True)
+    q.data.copy_(T.tensor([7., 8.]))
+    return p.detach(), q.detach(), p._version, p.data._version
+
+
+def _data_of_view(T):
+    v = T.zeros(4)
+    w = v[1:3]
+    w.data.fill_(1)
+    w.data = T.ones(5)
+    return v, w, w._base is v
+
+
+def _data_setter(T):
+    p = T.tensor([1., 2.], requires_grad=True)
+    p.data = T.tensor([3., 4., 5.])
+    o = T.zeros(2)
+    q = T.zeros(2)
+    q.data = o
+    o.add_(1)
+    return p.detach(), p.requires_grad, q, p._version, p.is_leaf
+
+
+def _data_detached(T):
+    x = T.tensor([1., 2.], requires_grad=True)
+    d, d2 = x.data, x.detach()
+    x.data.add_(1)
+    y = x * 2
+    return d, d2, d._version, x._version, d.requires_grad, y.data.requires_grad, \
+        y.data.grad_fn is None, d._base is None
+
+
+def _data_int_requires_grad(T):
+    p = T.tensor([1., 2.], requires_grad=True)
+    p.data = T.tensor([1, 2])
+
+
+def _data_not_tensor(T):
+    p = T.tensor([1., 2.])
+    p.data = [1, 2]
+
+
+@pytest.mark.parametrize("fn", [_data_mul_then_backward, _data_setitem, _data_sgd_step,
+                                _data_of_view, _data_setter, _data_detached,
+                                _data_int_requires_grad, _data_not_tensor])
+def test_data_alias(fn):
+    _same(fn)
+
+
+# in-place random fills: torch's errors and graph; values by their distribution
+@pytest.mark.parametrize("fn", [
+    lambda T: T.zeros(2, dtype=T.long).normal_(),
+    lambda T: T.zeros(2, dtype=T.long).uniform_(),
+    lambda T: T.zeros(2).normal_(0, -1),
+    lambda T: T.zeros(2).uniform_(1, 0),
+    lambda T: T.zeros(2).exponential_(-1),
+    lambda T: T.zeros(2).bernoulli_(2),
+    lambda T: T.zeros(2, dtype=T.cfloat).exponential_(),
+    lambda T: T.zeros(2, dtype=T.cfloat).bernoulli_(),
+    lambda T: T.ones(2, requires_grad=True).normal_(),
+    lambda T: T.zeros(3).bernoulli_(1.),
+    lambda T: T.zeros(3).uniform_(2, 2),
+    lambda T: T.zeros(3).normal_(3, 0),
+])
+def test_random_fill_errors(fn):
+    _same(fn)
+
+
+@pytest.mark.parametrize("name, args, mean, var", [
+    ("normal_", (1., 2.), 1., 4.), ("uniform_", (-1., 3.), 1., 16 / 12),
+    ("bernoulli_", (0.25,), 0.25, 0.25 * 0.75), ("exponential_", (2.,), 0.5, 0.25)])
+def test_random_fill_distribution(name, args, mean, var):
+    wgrad.manual_seed(0)
+    x = wgrad.zeros(20000, dtype=wgrad.float64)
+    w = x.data
+    assert getattr(w, name)(*args) is w
+    assert abs(x.mean().item() - mean) < 0.05 and abs(x.var().item() / var - 1) < 0.05
+    y = wgrad.ones(2, requires_grad=True) * 1
+    getattr(y, name)(*args)
+    tname = getattr(torch.ones(2, requires_grad=True) * 1, name)(*args).grad_fn.name()
+    assert y.grad_fn.name() == tname
+    y.sum().backward()
