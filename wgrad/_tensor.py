@@ -308,6 +308,11 @@ class Tensor:
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        for bit, name, fix in zip(_ops.conj_bits(self), ("conjugate", "negative"),
+                                  ("conj", "neg")):
+            if bit and not force:
+                raise RuntimeError(f"Can't call numpy() on Tensor that has {name} bit set. "
+                                   f"Use tensor.resolve_{fix}().numpy() instead.")
         return np.asarray(self._data)
 
     def __array__(self, dtype=None, copy=None):
@@ -430,11 +435,11 @@ class Tensor:
     @property
     def T(self): return _ops.numpy_T(self)
     @property
-    def mT(self): return _ops.transpose(self, -2, -1)
+    def mT(self): return _ops.transpose(self, -2, -1) if self.ndim >= 2 else _no_mat(self, "mT")
     @property
-    def H(self): return _ops.numpy_T(self).conj()
+    def H(self): return _ops.adjoint(self) if self.ndim == 2 else _no_mat(self, "H")
     @property
-    def mH(self): return _ops.transpose(self, -2, -1).conj()
+    def mH(self): return _ops.adjoint(self) if self.ndim >= 2 else _no_mat(self, "mH")
     @property
     def real(self): return _ops.real(self)
     @property
@@ -442,6 +447,16 @@ class Tensor:
 
 
 _new = object.__new__
+
+
+def _no_mat(t, name):
+    n = t.ndim
+    if name == "H":
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D "
+                           f"tensor." + (" For batches of matrices, consider using tensor.mH"
+                                         if n > 2 else ""))
+    raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
+                       f"Got {n}-D tensor.")
 
 
 def _init(t, data, grad_fn, output_nr):

@@ -26,7 +26,7 @@ import weakref
 import jax
 import jax.numpy as jnp
 
-__all__ = ["mark_view", "link_alias", "rebind"]
+__all__ = ["mark_view", "link_alias", "rebind", "conj_bits"]
 
 
 class _Storage:
@@ -109,6 +109,21 @@ def rebind(t, src):
     t._data = src._data
     t._view_meta = None
     return _link(src, t, (), True, False, counter)
+
+
+def conj_bits(t):
+    """``(is_conj, is_neg)``: torch's conjugate and negative bits, read off the view
+    chain (NOTE [Conjugate views] in elementwise.py)."""
+    m = t._view_meta
+    conj = neg = False
+    for prim, _, _ in (m.chain if m is not None else ()):
+        if prim.name == "conj":
+            conj = not conj
+        elif prim.name == "imag" and conj:
+            conj, neg = False, True
+        elif prim.name == "real":
+            conj = False
+    return conj, neg
 
 
 def _replay_raw(chain, x):
