@@ -200,3 +200,102 @@ def test_conj_gradcheck():
     for f in (lambda z: z.conj(), lambda z: z.mH, lambda z: z.conj_physical(),
               lambda z: z.conj().resolve_conj(), lambda z: z.conj().imag.resolve_neg()):
         assert wgrad.autograd.gradcheck(f, (z,))
+
+
+# ======================================================================================
+# out= (NOTE [out= arguments])
+# ======================================================================================
+
+def _A(T, rg=False):
+    return T.tensor([[2., 1.], [1., 3.]], requires_grad=rg)
+
+
+# (call with out, the out to pass): values, version, identity of the returned out
+_OUT_CALLS = [
+    (lambda T, A, o: T.add(A, 1, out=o), lambda T: T.zeros(2, 2)),
+    (lambda T, A, o: T.mul(A, A, out=o), lambda T: T.zeros(2, 2, dtype=T.float64)),
+    (lambda T, A, o: T.exp(A, out=o), lambda T: T.empty(0)),
+    (lambda T, A, o: T.sum(A, 0, out=o), lambda T: T.zeros(2)),
+    (lambda T, A, o: T.cat([A, A], out=o), lambda T: T.empty(0)),
+    (lambda T, A, o: T.stack([A, A], out=o), lambda T: T.empty(0)),
+    (lambda T, A, o: T.matmul(A, A, out=o), lambda T: T.zeros(2, 2)),
+    (lambda T, A, o: T.tensordot(A, A, out=o), lambda T: T.zeros(())),
+    (lambda T, A, o: T.linalg.solve(A, A[0], out=o), lambda T: T.zeros(2)),
+    (lambda T, A, o: T.linalg.inv(A, out=o), lambda T: T.zeros(2, 2)),
+    (lambda T, A, o: T.linalg.det(A, out=o), lambda T: T.zeros(())),
+    (lambda T, A, o: T.linalg.vector_norm(A, out=o), lambda T: T.zeros(())),
+    (lambda T, A, o: T.linalg.cross(A.sum(0).repeat(2)[:3], A[0].repeat(2)[:3], out=o),
+     lambda T: T.zeros(3)),
+    (lambda T, A, o: T.linalg.eigh(A, out=o)[0], lambda T: (T.empty(0), T.empty(0))),
+    (lambda T, A, o: T.linalg.svd(A, out=o).S, lambda T: (T.empty(0), T.empty(0), T.empty(0))),
+    (lambda T, A, o: T.max(A, 1, out=o).indices, lambda T: (T.empty(0), T.empty(0, dtype=T.long))),
+    (lambda T, A, o: T.fft.fft(A, out=o), lambda T: T.zeros(2, 2, dtype=T.complex64)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_OUT_CALLS)))
+def test_out_writes(k):
+    call, make = _OUT_CALLS[k]
+
+    def run(T):
+        o = make(T)
+        x = T.zeros(3, 2, 2) if isinstance(o, T.Tensor) and tuple(o.shape) == (2, 2) else None
+        if x is not None:  # out as a view: the write lands in its base
+            o = x[1]
+        r = call(T, _A(T), o)
+        os_ = o if isinstance(o, tuple) else (o,)
+        return (*os_, r, *(t._version for t in os_), x if x is not None else T.zeros(1),
+                any(r is t for t in os_))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(run)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda T: T.add(_A(T, True), 1, out=T.empty(0)),
+    lambda T: T.sum(_A(T, True) * 2, 0, out=T.empty(0)),
+    lambda T: T.cat([_A(T, True), _A(T)], out=T.empty(0)),
+    lambda T: T.add(_A(T), 1, out=T.zeros(2, 2, requires_grad=True)),
+    lambda T: T.linalg.solve(_A(T, True), _A(T), out=T.empty(0)),
+    lambda T: T.linalg.inv(_A(T, True), out=T.empty(0)),
+    lambda T: T.linalg.det(_A(T, True), out=T.empty(0)),
+    lambda T: T.linalg.eigh(_A(T, True), out=(T.empty(0), T.empty(0))),
+    lambda T: T.linalg.svd(_A(T, True), out=(T.empty(0),) * 3),
+    lambda T: T.linalg.vector_norm(_A(T, True), out=T.empty(0)),
+    lambda T: T.linalg.cross(T.ones(3, requires_grad=True), T.ones(3), out=T.empty(0)),
+    lambda T: T.matmul(_A(T, True), _A(T), out=T.empty(0)),
+    lambda T: T.add(_A(T), 1, out=T.zeros(2, dtype=T.long)),
+    lambda T: T.linalg.inv(_A(T), out=T.zeros(2, 2, dtype=T.float64)),
+    lambda T: T.linalg.det(_A(T), out=T.zeros((), dtype=T.float64)),
+    lambda T: T.linalg.cross(T.ones(3), T.ones(3), out=T.empty(3, dtype=T.long)),
+    lambda T: T.fft.fft(_A(T), out=T.empty(0)),
+    lambda T: T.neg(_A(T), out=[1]),
+    lambda T: T.linalg.svd(_A(T), out=T.empty(0)),
+    lambda T: _A(T).add(1, out=T.empty(2)),
+    lambda T: T.zeros_like(_A(T), out=T.empty(2)),
+])
+def test_out_errors(fn):
+    a, b = _run(wgrad, fn), _run(torch, fn)
+    assert isinstance(b, tuple) and a[0] == b[0]
+    if "out" in b[1] and "argument" not in b[1]:  # torch's message, except the arg parser's
+        assert a[1] == b[1]
+
+
+def test_out_without_gradient():
+    # torch's out variant of these is not differentiable: no error, a result without grad
+    _same(lambda T: (T.tensordot(_A(T, True), _A(T), out=T.empty(0)),
+                     T.lt(_A(T, True), 2, out=T.empty(0, dtype=T.bool))))
+
+
+def test_out_resize_warns():
+    for T in (wgrad, torch):
+        o = T.zeros(3)
+        with pytest.warns(UserWarning, match="An output with one or more elements was "
+                                              "resized since it had shape \\[3\\]"):
+            T.add(T.ones(2), 1, out=o)
+        assert o.tolist() == [2., 2.]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        wgrad.add(wgrad.ones(2), 1, out=wgrad.empty(0))
+    with wgrad.no_grad():  # no autograd: no error
+        assert wgrad.add(_A(wgrad, True), 1, out=wgrad.empty(0)).tolist() == [[3., 2.], [2., 4.]]

@@ -12,6 +12,11 @@
 from .. import _dtype
 from .._tensor import Tensor
 from . import elementwise, indexing, linear_algebra, reduction, shape
+from . import _out
+
+for _family in ("elementwise", "shape", "reduction", "linear_algebra", "indexing"):
+    _out.install(vars(globals()[_family]), _family)  # NOTE [out= arguments]
+del _family
 from .elementwise import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linear_algebra import *  # noqa: F401,F403
@@ -35,7 +40,8 @@ def _bind_methods():
     methods whose Tensor form differs from the function."""
     for mod in _FAMILIES:
         for name in mod.METHODS:
-            setattr(Tensor, name, getattr(mod, name))
+            fn = getattr(mod, name)
+            setattr(Tensor, name, getattr(fn, "without_out", fn))  # NOTE [out= arguments]
     Tensor._sum_to = shape.sum_to_size
     Tensor.where = lambda self, condition, y: elementwise.where(condition, self, y)
     Tensor.type_as = lambda self, other: shape.to(self, other.dtype)

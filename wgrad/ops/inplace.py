@@ -297,9 +297,9 @@ def normal_(input, mean=0, std=1, *, generator=None):
 
     Example
     -------
-    >>> wgrad.manual_seed(0)
-    >>> wgrad.zeros(1000).normal_(2., 0.5).mean().round()
-    tensor(2.)
+    >>> x = wgrad.zeros(1000).normal_(2., 0.5)
+    >>> bool(abs(x.mean() - 2) < 0.1)
+    True
     """
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
