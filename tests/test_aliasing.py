@@ -299,3 +299,35 @@ def test_out_resize_warns():
         wgrad.add(wgrad.ones(2), 1, out=wgrad.empty(0))
     with wgrad.no_grad():  # no autograd: no error
         assert wgrad.add(_A(wgrad, True), 1, out=wgrad.empty(0)).tolist() == [[3., 2.], [2., 4.]]
+
+
+# ======================================================================================
+# reshape/view/contiguous of views (NOTE [Strides without strides])
+# ======================================================================================
+
+def _layouts(T):
+    x = T.arange(6., requires_grad=True).reshape(2, 3)
+    t = x.t()
+    r, c = t.reshape(6), t.contiguous()
+    y = T.arange(6.).reshape(2, 3)
+    w = y.t().reshape(6)
+    w[0] = 100
+    y.t().contiguous()[0, 0] = 7
+    y[:, 1:].reshape(4)[0] = 9  # a copy: y unchanged
+    y[1].reshape(3, 1)[0, 0] = 8  # a view: written
+    y.t().view(3, 2, 1)[2, 1, 0] = 6
+    flags = [v.is_contiguous() for v in (x, t, y[:, 1:], y[1], y[:, :1],
+                                         y.expand(2, 2, 3), T.zeros(3, 1).expand(3, 4))]
+    return (y, r._base is None, r.grad_fn.name(), c._base is None, c.grad_fn.name(),
+            x.contiguous() is x, y.t().flatten()._base is None,
+            y.t().reshape(3, 2, 1)._base is y, *flags)
+
+
+@pytest.mark.parametrize("fn", [
+    _layouts,
+    lambda T: T.arange(6.).reshape(2, 3).t().view(6),
+    lambda T: T.arange(6.).reshape(2, 3)[:, 1:].view(4),
+    lambda T: T.zeros(3, 1).expand(3, 4).view(12),
+])
+def test_reshape_of_views(fn):
+    _same(fn)

@@ -132,6 +132,10 @@ class Tensor:
     def _is_view(self):
         return self._base is not None
 
+    def is_contiguous(self, memory_format=None):
+        """Whether this tensor's layout is row-major (NOTE [Strides without strides])."""
+        return _ops.is_contiguous(self)
+
     # -- autograd metadata ---------------------------------------------------------------
     @property
     def grad_fn(self):

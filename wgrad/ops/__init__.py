@@ -26,7 +26,7 @@ from . import conv, spectral  # noqa: F401  (spectral: no __all__; wgrad.fft is 
 from .conv import *  # noqa: F401,F403
 from . import inplace  # noqa: E402  (after the families it wraps)
 from .inplace import *  # noqa: F401,F403
-from ._views import conj_bits  # noqa: F401  (Tensor.numpy reads the bits)
+from ._views import conj_bits, is_contiguous  # noqa: F401  (read by Tensor)
 
 # the public functions only: ``from .ops import *`` binds no module (wgrad.shape, ...)
 __all__ = [name for mod in (elementwise, shape, reduction, linear_algebra, indexing, inplace,

@@ -25,8 +25,9 @@ import weakref
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
-__all__ = ["mark_view", "link_alias", "rebind", "conj_bits"]
+__all__ = ["mark_view", "link_alias", "rebind", "conj_bits", "strided_as", "is_contiguous"]
 
 
 class _Storage:
@@ -124,6 +125,47 @@ def conj_bits(t):
         elif prim.name == "real":
             conj = False
     return conj, neg
+
+
+# NOTE [Strides without strides]
+# wgrad keeps no strides, but a view's layout is known: replaying its chain on the root's
+# element numbers gives the storage element behind each of its elements. torch makes
+# ``reshape``/``view`` a view exactly when the new shape has strides over that layout
+# (else reshape copies and view raises), and ``contiguous()`` returns the tensor itself
+# only when the layout is row-major; wgrad decides both the same way from the numbers.
+# A chain that reinterprets elements (real/imag/view_as_real/complex) is treated as
+# strided: those layouts are the ones torch also keeps as views.
+_REINTERPRET = ("real", "imag", "view_as_real", "view_as_complex")
+
+
+def _element_ids(t):
+    m = t._view_meta
+    if m is None or not m.chain or any(p.name in _REINTERPRET for p, _, _ in m.chain):
+        return None
+    root = t._vc.storage.data
+    ids = _replay_raw(m.chain, jnp.arange(root.size).reshape(root.shape))
+    return np.asarray(ids)
+
+
+def strided_as(t, shape):
+    """Whether ``t`` reshaped to ``shape`` has strides over its storage (a torch view)."""
+    ids = _element_ids(t)
+    if ids is None or ids.size == 0:
+        return True
+    a = ids.reshape(shape)
+    expect = np.full(a.shape, a.flat[0])
+    for k, n in enumerate(a.shape):
+        if n > 1:
+            step = a[(0,) * k + (1,) + (0,) * (a.ndim - k - 1)] - a.flat[0]
+            expect = expect + step * np.arange(n).reshape((-1,) + (1,) * (a.ndim - k - 1))
+    return bool(np.array_equal(a, expect))
+
+
+def is_contiguous(t):
+    """Whether ``t``'s elements are its storage's, row-major and without gaps."""
+    ids = _element_ids(t)
+    return ids is None or ids.size == 0 or bool(
+        np.array_equal(ids.ravel(), ids.flat[0] + np.arange(ids.size)))
 
 
 def _replay_raw(chain, x):
