@@ -331,3 +331,21 @@ def _layouts(T):
 ])
 def test_reshape_of_views(fn):
     _same(fn)
+
+
+# retain_grad() then an in-place op: .grad is the latest version's (fixed on conf)
+def _retain_then_inplace(T):
+    x = T.ones(2, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.mul_(3)
+    (y * y).sum().backward()
+    v = T.ones(2, 2, requires_grad=True) * 1
+    v.retain_grad()
+    v[0].mul_(2)
+    v.sum().backward()
+    return y.grad, x.grad, v.grad
+
+
+def test_retain_grad_then_inplace():
+    _same(_retain_then_inplace)

@@ -26,13 +26,15 @@ from .ops import *  # noqa: E402,F401,F403
 from .ops._promote import result_type  # noqa: E402
 from ._creation import *  # noqa: E402,F401,F403
 from . import autograd  # noqa: E402
-from . import fft, jax, linalg, nn, optim  # noqa: E402
+from . import fft, jax, linalg, nn, optim, utils  # noqa: E402
+from ._legacy import *  # noqa: E402,F401,F403
+from .serialization import load, save  # noqa: E402
 from .jax import compile, from_dlpack, from_jax, jax_function, to_jax  # noqa: E402,A004
 from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 
 half, float, double = float16, float32, float64  # noqa: A001
-cfloat, cdouble, long, short = complex64, complex128, int64, int16
+cfloat, cdouble, long, short, int = complex64, complex128, int64, int16, int32  # noqa: A001
 chalf = None
 __version__ = "0.1.0"
 

@@ -71,6 +71,7 @@ class Primitive:
                  nondiff_outputs=(), view=False, **formulas):
         prim.name = name
         prim.node_name = node_name or _camel(name) + "Backward0"
+        prim.node_cls = _node_class(prim.node_name)
         prim.fwd = fwd
         prim.nout = nout
         prim.jit = jit
@@ -162,7 +163,7 @@ class Primitive:
                         for i, o in enumerate(outs)]
             if not any(diff_out):
                 return tuple(_make(o) for o in outs)
-        node = OpNode(tuple(edges))
+        node = self.node_cls(tuple(edges))
         if _anomaly._state.enabled:  # NOTE [Anomaly mode]
             _anomaly._record_forward(node)
         node.prim = self
@@ -451,6 +452,29 @@ class OpNode(Node):
             if key in self.attrs:
                 return self.attrs[key]
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        # as in torch, dir() lists the saved values, so tools (torchviz, wgrad.viz) find them
+        raw = [f"_raw_saved_{k}" for k in self.saved]
+        return sorted({*super().__dir__(), *raw, *(f"_saved_{k}" for k in self.saved),
+                       *(f"_saved_{k}" for k in self.attrs)})
+
+
+# NOTE [Node class names]
+# As in torch, a node's type is named after its backward function: ``type(y.grad_fn)``
+# is ``MulBackward0``, so reprs and graph descriptions built from ``type(fn).__name__``
+# read as torch's. Each name gets one subclass of OpNode, made when the first Primitive
+# with that node name is declared (a bounded set: one per declared primitive), so
+# recording a node costs the same as instantiating OpNode itself.
+_NODE_CLASSES = {}
+
+
+def _node_class(node_name):
+    cls = _NODE_CLASSES.get(node_name)
+    if cls is None:
+        cls = _NODE_CLASSES[node_name] = type(node_name, (OpNode,),
+                                              {"__slots__": (), "__module__": "builtins"})
+    return cls
 
 
 def _unpack(v, node, graph):
