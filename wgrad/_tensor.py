@@ -158,6 +158,10 @@ class Tensor:
     def _is_view(self):
         return self._base is not None
 
+    def is_contiguous(self, memory_format=None):
+        """Whether this tensor's layout is row-major (NOTE [Strides without strides])."""
+        return _ops.is_contiguous(self)
+
     # -- autograd metadata ---------------------------------------------------------------
     @property
     def grad_fn(self):
@@ -325,25 +329,31 @@ class Tensor:
 
     @property
     def data(self):
+        """A detached alias of this tensor with its own version counter (NOTE [Views])."""
         t = _make(self._data)
         t._is_inference = self._is_inference
-        return t
+        return _link_alias(self, t, view=False, counter=True)
 
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got "
                             f"{type(value).__name__}")
-        if self._requires_grad and value._data.dtype.kind not in "fc":
+        if self._requires_grad and not (value.is_floating_point() or value.is_complex()):
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
-        self._data = value._data
+        _rebind(self, value)
 
     # -- conversion --------------------------------------------------------------------
     def numpy(self, *, force=False):
         if self.requires_grad and not force and _grad_state.grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        for bit, name, fix in zip(_ops.conj_bits(self), ("conjugate", "negative"),
+                                  ("conj", "neg")):
+            if bit and not force:
+                raise RuntimeError(f"Can't call numpy() on Tensor that has {name} bit set. "
+                                   f"Use tensor.resolve_{fix}().numpy() instead.")
         return np.asarray(self._data)
 
     def __array__(self, dtype=None, copy=None):
@@ -466,11 +476,11 @@ class Tensor:
     @property
     def T(self): return _ops.numpy_T(self)
     @property
-    def mT(self): return _ops.transpose(self, -2, -1)
+    def mT(self): return _ops.transpose(self, -2, -1) if self.ndim >= 2 else _no_mat(self, "mT")
     @property
-    def H(self): return _ops.numpy_T(self).conj()
+    def H(self): return _ops.adjoint(self) if self.ndim == 2 else _no_mat(self, "H")
     @property
-    def mH(self): return _ops.transpose(self, -2, -1).conj()
+    def mH(self): return _ops.adjoint(self) if self.ndim >= 2 else _no_mat(self, "mH")
     @property
     def real(self): return _ops.real(self)
     @property
@@ -478,6 +488,16 @@ class Tensor:
 
 
 _new = object.__new__
+
+
+def _no_mat(t, name):
+    n = t.ndim
+    if name == "H":
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D "
+                           f"tensor." + (" For batches of matrices, consider using tensor.mH"
+                                         if n > 2 else ""))
+    raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
+                       f"Got {n}-D tensor.")
 
 
 def _init(t, data, grad_fn, output_nr):
@@ -542,6 +562,6 @@ jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
 # are bound last, once Tensor exists.
 from . import ops as _ops  # noqa: E402
 from .ops import _transfer  # noqa: E402
-from .ops._views import link_alias as _link_alias  # noqa: E402
+from .ops._views import link_alias as _link_alias, rebind as _rebind  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402

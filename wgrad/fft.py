@@ -8,6 +8,7 @@ gradient is torch's (fft_c2r_backward: the doubled bins carry twice the weight).
 """
 from . import _dtype as D
 from ._tensor import _make
+from .ops import _out
 from .ops import spectral as _f
 
 import jax.numpy as _jnp
@@ -213,3 +214,6 @@ def fftshift(input, dim=None):
 def ifftshift(input, dim=None):
     """Inverse of :func:`fftshift`."""
     return _shift(input, dim, -1)
+
+
+_out.install(globals(), "fft")  # NOTE [out= arguments]

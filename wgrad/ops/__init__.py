@@ -12,6 +12,11 @@
 from .. import _dtype
 from .._tensor import Tensor
 from . import elementwise, indexing, linear_algebra, reduction, shape
+from . import _out
+
+for _family in ("elementwise", "shape", "reduction", "linear_algebra", "indexing"):
+    _out.install(vars(globals()[_family]), _family)  # NOTE [out= arguments]
+del _family
 from .elementwise import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linear_algebra import *  # noqa: F401,F403
@@ -27,6 +32,7 @@ from . import activation, layer, loss
 from .activation import *  # noqa: F401,F403
 from .layer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from ._views import conj_bits, is_contiguous  # noqa: F401  (read by Tensor)
 
 # the public functions only: ``from .ops import *`` binds no module (wgrad.shape, ...)
 _FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral,
@@ -39,7 +45,8 @@ def _bind_methods():
     methods whose Tensor form differs from the function."""
     for mod in _FAMILIES:
         for name in mod.METHODS:
-            setattr(Tensor, name, getattr(mod, name))
+            fn = getattr(mod, name)
+            setattr(Tensor, name, getattr(fn, "without_out", fn))  # NOTE [out= arguments]
     Tensor._sum_to = shape.sum_to_size
     Tensor.where = lambda self, condition, y: elementwise.where(condition, self, y)
     Tensor.type_as = lambda self, other: shape.to(self, other.dtype)

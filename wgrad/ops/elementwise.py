@@ -12,7 +12,9 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ._primitive import Primitive, device_constant, holomorphic
 from ._promote import float_dtype, result_type
+from ._views import conj_bits
 from .indexing import nonzero
+from .shape import transpose
 
 __all__ = [
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "neg", "negative",
@@ -25,7 +27,7 @@ __all__ = [
     "ceil", "round", "trunc", "frac", "bitwise_not", "bitwise_and", "bitwise_or",
     "bitwise_xor", "logical_not", "logical_and", "logical_or", "logical_xor", "atan2",
     "hypot", "lerp", "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
-    "view_as_real", "view_as_complex",
+    "view_as_real", "view_as_complex", "is_conj", "is_neg", "resolve_neg", "adjoint",
 ]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
@@ -38,7 +40,8 @@ METHODS = (
     "le", "gt", "ge", "isreal", "isnan", "isinf", "isfinite", "floor", "ceil", "round",
     "trunc", "frac", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
     "logical_not", "logical_and", "logical_or", "logical_xor", "atan2", "hypot", "lerp",
-    "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
+    "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg", "is_conj", "is_neg",
+    "resolve_neg", "adjoint",
 )  # real, imag, is_complex, is_floating_point: Tensor's own; where: self is the ``input``
 
 _I = 1j
@@ -383,19 +386,69 @@ def sign(input):
     return _sign(input)
 
 
-_conj = Primitive("conj", lambda self: jnp.conj(self), self=lambda grad: grad.conj())
+# NOTE [Conjugate views]
+# As in torch, ``conj()`` of a complex tensor is a view (torch's conjugate bit): writes
+# through it land conjugated in its base (the adjoint write of NOTE [Views]), and an
+# in-place op on it rebases the base's history. The bit is not stored: a tensor is
+# ``is_conj()`` when its view chain holds an odd number of conj steps, and ``is_neg()``
+# (torch's negative bit) when it is the ``imag`` of a conjugated view (_views.conj_bits).
+# Values are always materialized, so resolving a bit is a copy that drops it.
+_conj = Primitive("conj", lambda self: jnp.conj(self), view=True,
+                  self=lambda grad: grad.conj())
+_conj_physical = Primitive("conj_physical", lambda self: jnp.conj(self),
+                           self=lambda grad: grad.conj())
+_resolve = Primitive("resolve", lambda self: jnp.array(self, copy=True),
+                     node_name="CloneBackward0", self=lambda grad: grad)
 
 
 def conj(input):
-    """Complex conjugate (a no-op returning ``input`` for real tensors, as torch)."""
+    """Complex conjugate as a view with torch's conjugate bit (NOTE [Conjugate views]);
+    ``input`` itself for real tensors, as torch.
+
+    Example
+    -------
+    >>> z = wgrad.tensor([1 + 2j])
+    >>> c = z.conj()
+    >>> c.is_conj(), c._base is z
+    (True, True)
+    >>> c[0] = 3 + 4j
+    >>> z
+    tensor([3.-4.j])
+    """
     return _conj(input) if input.is_complex() else input
 
 
-conj_physical = conj
+def conj_physical(input):
+    """Complex conjugate as a new tensor (``input`` itself for real tensors)."""
+    return _conj_physical(input) if input.is_complex() else input
+
+
+def is_conj(input):
+    """Whether ``input`` is a conjugated view (NOTE [Conjugate views])."""
+    return conj_bits(input)[0]
+
+
+def is_neg(input):
+    """Whether ``input`` has torch's negative bit: the ``imag`` of a conjugated view."""
+    return conj_bits(input)[1]
 
 
 def resolve_conj(input):
-    return input
+    """A copy without the conjugate bit if ``input`` has it, else ``input``."""
+    return _resolve(input) if is_conj(input) else input
+
+
+def resolve_neg(input):
+    """A copy without the negative bit if ``input`` has it, else ``input``."""
+    return _resolve(input) if is_neg(input) else input
+
+
+def adjoint(input):
+    """The conjugate transpose of the last two dimensions, a view (``.mH``)."""
+    if input.ndim < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of "
+                           f"matrices. Got {input.ndim}-D tensor.")
+    return conj(transpose(input, -2, -1))
 
 
 _real = Primitive("real", lambda self: jnp.real(self), view=True, self=lambda grad: grad)
@@ -451,6 +504,11 @@ def view_as_real(input):
     """A real tensor with a trailing dimension of 2 holding real and imaginary parts."""
     if not input.is_complex():
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if is_conj(input):
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To "
+                           "resolve the conjugate tensor so you can view it as real, use "
+                           "self.resolve_conj(); however, be warned that the resulting "
+                           "tensor will NOT alias the original.")
     return _view_as_real(input)
 
 

@@ -10,10 +10,12 @@
 # Saved ``result``s of that node are re-pointed at the tensor's counter, at the new
 # version, so a later in-place change of the tensor is caught (NOTE [Saved tensor versions]).
 """
+import math
+
 import jax.numpy as jnp
 import numpy as np
 
-from .._creation import tensor
+from .._creation import _random, tensor
 from .._tensor import Tensor, _make
 from .._autograd.grad_mode import _state
 from .._autograd.saved import SavedTensor
@@ -36,7 +38,7 @@ _INDEXING = ("index_put", "index_add", "index_copy", "scatter", "scatter_add",
              "masked_scatter", "put")
 
 __all__ = ([n + "_" for n in _ELEMENTWISE] + [n + "_" for n in _INDEXING] +
-           ["copy_", "zero_", "fill_"])
+           ["copy_", "zero_", "fill_", "normal_", "uniform_", "bernoulli_", "exponential_"])
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = tuple(__all__)  # every in-place op here is one
@@ -270,3 +272,102 @@ def setitem(input, idx, value):
     if value.dtype is not input.dtype:
         value = value.to(input.dtype)
     _apply(input, lambda s: _I._index_put(s, arrays, value, key=key, accumulate=False))
+
+
+# ======================================================================================
+# In-place random fills: normal_, uniform_, bernoulli_, exponential_
+# ======================================================================================
+
+# the drawn value replaces the tensor: zero gradient to its old value, as torch
+def _refill(name, node_name):
+    return Primitive(name, lambda self, src: src, node_name=node_name,
+                     self=lambda grad: _zeros(grad))
+
+
+_REFILL = {n: _refill(n, b) for n, b in (
+    ("normal", "NormalBackward0"), ("uniform", "UniformBackward0"),
+    ("bernoulli", "BernoulliBackward2"), ("exponential", "ExponentialBackward0"))}
+
+
+def _fill_random(input, name, draw, scale, generator, finish):
+    d = input.dtype
+    if not (d.is_floating_point or d.is_complex):
+        kernel = {"normal": "normal_kernel_cpu", "uniform": "check_uniform_bounds",
+                  "exponential": "exponential_cpu"}.get(name)
+        if kernel is not None:
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{d.scalar_name}'")
+    r = _random(draw, scale, tuple(input.shape), generator, d if d.is_floating_point or
+                d.is_complex else None, None, False)
+    src = _make(jnp.asarray(finish(r._data), input._data.dtype))
+    return _apply(input, lambda s: _REFILL[name](s, src))
+
+
+def normal_(input, mean=0, std=1, *, generator=None):
+    """Fill ``input`` in place with samples of N(mean, std**2) (complex: each part has
+    variance std**2 / 2).
+
+    Example
+    -------
+    >>> x = wgrad.zeros(1000).normal_(2., 0.5)
+    >>> bool(abs(x.mean() - 2) < 0.1)
+    True
+    """
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _fill_random(input, "normal", np.random.Generator.standard_normal,
+                        math.sqrt(0.5), generator, lambda a: a * std + mean)
+
+
+def uniform_(input, from_=0, to=1, *, generator=None, **kwargs):
+    """Fill ``input`` in place with samples of U[from, to) (complex: each part).
+
+    Example
+    -------
+    >>> bool(((wgrad.zeros(100).uniform_(-1, 1)).abs() <= 1).all())
+    True
+    """
+    from_ = kwargs.pop("from", from_)
+    if kwargs:
+        raise TypeError(f"uniform_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={from_} > to={to}")
+    return _fill_random(input, "uniform", np.random.Generator.random, 1, generator,
+                        lambda a: a * (to - from_) + from_)
+
+
+def bernoulli_(input, p=0.5, *, generator=None):
+    """Fill ``input`` in place with 1 with probability ``p``, else 0.
+
+    Example
+    -------
+    >>> wgrad.zeros(3).bernoulli_(1.)
+    tensor([1., 1., 1.])
+    """
+    if input.is_complex():
+        raise NotImplementedError(f'"bernoulli_scalar_cpu_" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _fill_random(input, "bernoulli", np.random.Generator.random, 1, generator,
+                        lambda a: a < p)
+
+
+def exponential_(input, lambd=1, *, generator=None):
+    """Fill ``input`` in place with samples of the exponential distribution of rate
+    ``lambd``.
+
+    Example
+    -------
+    >>> bool((wgrad.zeros(10).exponential_(2.) >= 0).all())
+    True
+    """
+    if input.is_complex():
+        raise RuntimeError(f"Exponential distribution is a continuous probability "
+                           f"distribution. dtype must be a floating point but you specified "
+                           f"{input.dtype.scalar_name}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return _fill_random(input, "exponential", np.random.Generator.random, 1, generator,
+                        lambda a: -jnp.log1p(-a) / lambd)

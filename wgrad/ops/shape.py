@@ -12,7 +12,7 @@ from .._tensor import Size, Tensor, _make, _wrap_dim
 from ._primitive import Primitive
 from ._promote import result_type
 from ._transfer import to_device as _to_device
-from ._views import link_alias
+from ._views import is_contiguous, link_alias, strided_as
 
 __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
            "t", "numpy_T", "permute", "movedim", "moveaxis", "squeeze", "unsqueeze",
@@ -87,7 +87,8 @@ def clone(input, *, memory_format=None):
 
 
 def contiguous(input, memory_format=None):
-    return input
+    """``input`` if its layout is row-major, else a copy (NOTE [Strides without strides])."""
+    return input if is_contiguous(input) else _clone(input)
 
 
 def _sum_to_fwd(self, *, shape):
@@ -151,10 +152,18 @@ def _infer_shape(shape, numel):
     return tuple(shape)
 
 
+# a reshape that can't be a view copies first, as torch (NOTE [Strides without strides])
+_unsafe_view = Primitive("unsafe_view", lambda self, *, shape: jnp.reshape(self, shape),
+                         node_name="UnsafeViewBackward0",
+                         self=lambda grad, self_shape: grad.reshape(self_shape))
+
+
 def reshape(input, *shape):
     shape = _infer_shape(_shape_arg(shape), input.numel())
     if shape == tuple(input.shape):
         return _reshape(input, shape=shape) if input.requires_grad else _alias(input)
+    if input._view_meta is not None and not strided_as(input, shape):
+        return _unsafe_view(_clone(input), shape=shape)
     return _reshape(input, shape=shape)
 
 
@@ -165,6 +174,11 @@ def _alias(t):
 def view(input, *shape):
     if len(shape) == 1 and isinstance(shape[0], (D.dtype, type, str)):
         raise NotImplementedError("view(dtype) is not supported by wgrad")
+    if input._view_meta is not None and not strided_as(
+            input, _infer_shape(_shape_arg(shape), input.numel())):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride "
+                           "(at least one dimension spans across two contiguous subspaces). "
+                           "Use .reshape(...) instead.")
     return reshape(input, *shape)
 
 
