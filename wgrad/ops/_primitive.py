@@ -44,7 +44,7 @@ from .._autograd.graph import Node
 from .._autograd.saved import SavedTensor
 from ._views import mark_view as _mark_view  # NOTE [Views]
 
-__all__ = ["Primitive", "OpNode", "primitive", "holomorphic"]
+__all__ = ["Primitive", "OpNode", "primitive", "holomorphic", "check_broadcast"]
 
 _DIFF_KINDS = ("f", "c")
 _VARIADIC, _RESULT, _RESULTS = -1, -2, -3  # NOTE [Recording cost]: where a saved value is
@@ -110,11 +110,16 @@ class Primitive:
     def __call__(self, *args, **attrs):
         akey = tuple(attrs.items())
         f = self._fwd_cache.get(akey) or self._forward_fn(akey)
-        if self.variadic:
-            args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
-            out = f(*[a._data for a in args])
-        else:
-            out = f(*[a._data if isinstance(a, Tensor) else a for a in args])
+        try:
+            if self.variadic:
+                args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) \
+                    else args
+                out = f(*[a._data for a in args])
+            else:
+                out = f(*[a._data if isinstance(a, Tensor) else a for a in args])
+        except (TypeError, ValueError):  # NOTE [Shape errors]
+            check_broadcast(*[a.shape for a in args if isinstance(a, Tensor)])
+            raise
         if _state.grad:
             for a in args:
                 if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
@@ -328,6 +333,28 @@ def _pass_through(fun, gs, vals):
             return None
         ident.append(i)
     return tuple(ident)
+
+
+# NOTE [Shape errors]
+# Inputs whose shapes do not broadcast raise torch's RuntimeError, not JAX's
+# TypeError/ValueError. The check costs nothing on valid calls: JAX's error is caught in
+# Primitive.__call__ and the clash is found again from the input shapes here (ops whose
+# shapes obey other rules, such as matmul and cat, check them before dispatch). Ops built
+# from several primitives (lerp, masked_fill) call check_broadcast first, so the message
+# names their own inputs in torch's order.
+def check_broadcast(*shapes):
+    """Raise torch's RuntimeError if ``shapes`` do not broadcast together."""
+    out = []
+    for s in shapes:
+        s = tuple(s)
+        out = [1] * (len(s) - len(out)) + out
+        for k in range(1, len(s) + 1):
+            if out[-k] == 1:
+                out[-k] = s[-k]
+            elif s[-k] not in (1, out[-k]):
+                raise RuntimeError(f"The size of tensor a ({out[-k]}) must match the size of "
+                                   f"tensor b ({s[-k]}) at non-singleton dimension "
+                                   f"{len(out) - k}")
 
 
 def _save(t):

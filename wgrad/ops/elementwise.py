@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make
-from ._primitive import Primitive, holomorphic
+from ._primitive import Primitive, check_broadcast, holomorphic
 from ._promote import float_dtype, result_type
 from .indexing import nonzero
 
@@ -558,7 +558,28 @@ def masked_fill(input, mask, value):
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
+    if mask.shape != input.shape:
+        check_broadcast(mask.shape, input.shape)  # NOTE [Shape errors]
+    check_fill_value(input, value)
     return _masked_fill(input, mask, value)
+
+
+def check_fill_value(input, value):
+    """torch's error for a complex value written into a real tensor (fill_, masked_fill,
+    setitem), where JAX would drop the imaginary part. Callers pass only the values torch
+    refuses: fill_ and setitem take a complex tensor (with a warning)."""
+    if input._data.dtype.kind == "c":
+        return
+    if (isinstance(value, builtins.complex) and value.imag != 0) or (
+            isinstance(value, Tensor) and value._data.dtype.kind == "c"):
+        name = _C_TYPE.get(input.dtype.name, input.dtype.name)
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+# the C++ type names in torch's conversion errors
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
+           "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "short",
+           "int8": "signed char", "uint8": "unsigned char"}
 
 
 _atan2 = Primitive(
@@ -580,6 +601,7 @@ def hypot(input, other):
 
 
 def lerp(input, end, weight):
+    check_broadcast(*[t.shape for t in (input, end, weight) if isinstance(t, Tensor)])
     return input + weight * (end - input)
 
 

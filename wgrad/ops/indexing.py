@@ -180,9 +180,11 @@ def _add_mask(self, a, dim, sole, key, arrays):
     """Append a boolean mask's key entries and index arrays (its nonzero positions);
     False for a False 0-d mask, whose result is empty."""
     if a.shape != tuple(self.shape[dim:dim + a.ndim]):
+        k = next(k for k, n in enumerate(a.shape)
+                 if dim + k >= self.ndim or n != self.shape[dim + k])
         raise IndexError(
-            f"The shape of the mask {list(a.shape)} at index {dim} does not match "
-            f"the shape of the indexed tensor {list(self.shape)}")
+            f"The shape of the mask {list(a.shape)} at index {k} does not match "
+            f"the shape of the indexed tensor {list(self.shape)} at index {dim + k}")
     if _is_tracer(a):
         raise RuntimeError("boolean mask indexing has a data-dependent shape and "
                            "cannot be traced; use wgrad.where instead")

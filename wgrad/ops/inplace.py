@@ -244,6 +244,8 @@ def fill_(input, value):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.ndim} dimensions.")
+    if not isinstance(value, Tensor):
+        _E.check_fill_value(input, value)
     return _apply(input, lambda s: _fill(s, value))
 
 
@@ -251,6 +253,8 @@ def setitem(input, idx, value):
     """``input[idx] = value``: basic indices copy into a view (CopySlices), advanced
     indices go through ``index_put_``."""
     key, arrays = _I._normalize(input, idx)
+    if not isinstance(value, Tensor):
+        _E.check_fill_value(input, value)
     value = _as_tensor(value, input)
     if not arrays:
         copy_(_I.getitem(input, idx), value)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
-from ._primitive import Primitive
+from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import reduction  # reduction imports this module too: used at call time
 from .elementwise import log
@@ -108,15 +108,44 @@ def matmul(input, other):
                            f"{input.ndim}D and {other.ndim}D")
     a = input.unsqueeze(0) if input.ndim == 1 else input
     b = other.unsqueeze(-1) if other.ndim == 1 else other
-    if a.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[-2]}x"
-                           f"{a.shape[-1]} and {b.shape[-2]}x{b.shape[-1]})")
+    if a.shape[-1] != b.shape[-2] or (a.ndim > 2 and b.ndim > 2 and
+                                      a.shape[:-2] != b.shape[:-2]):
+        _matmul_shape_error(tuple(input.shape), tuple(other.shape))
     out = _matmul(a, b, dtype=result_type(a, b).np)
     if input.ndim == 1:
         out = out.squeeze(-2)
     if other.ndim == 1:
         out = out.squeeze(-1)
     return out
+
+
+def _matmul_shape_error(x, y):
+    """torch's error for matmul operands whose shapes do not fit, worded after the kernel
+    torch dispatches to (dot, mv, mm over folded rows, or bmm over broadcast batches)."""
+    if len(x) == 1 and len(y) == 1:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{x[0]}] and src "
+                           f"[{y[0]}] to have the same number of elements, but got {x[0]} "
+                           f"and {y[0]} elements respectively")
+    rows = 1
+    for n in x[:-1]:
+        rows *= n
+    if len(y) == 1:
+        if x[-1] != y[0]:
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{x[-1]}), "
+                               f"vec ({y[0]})")
+        return
+    if len(y) == 2:
+        if x[-1] != y[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x[-1]} "
+                               f"and {y[0]}x{y[1]})")
+        return
+    check_broadcast(x[:-2], y[:-2])  # NOTE [Shape errors]
+    batch = 1
+    for n in np.broadcast_shapes(x[:-2], y[:-2]):
+        batch *= n
+    if x[-1] != y[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch}, {x[-1]}] but got: [{batch}, {y[-2]}].")
 
 
 def mm(input, mat2):
