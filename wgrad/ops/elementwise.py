@@ -133,7 +133,21 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{rounding_mode}'")
+    _check_int_divisor(d, other)
     return _binary(_div_rounded, input, other, d, rounding_mode=rounding_mode)
+
+
+def _check_int_divisor(d, other):
+    """torch's error for an integer division or remainder by zero (the divisor's values
+    are read, as torch does, except under a JAX trace)."""
+    if d.is_floating_point or d.is_complex:
+        return
+    if isinstance(other, Tensor):
+        if isinstance(other._data, jax.core.Tracer) or not bool((other._data == 0).any()):
+            return
+    elif other != 0:
+        return
+    raise RuntimeError("ZeroDivisionError")
 
 
 true_divide = divide = div
@@ -150,7 +164,9 @@ _remainder = Primitive(
 
 
 def remainder(input, other):
-    return _binary(_remainder, input, other)
+    d = result_type(input, other)
+    _check_int_divisor(d, other)
+    return _binary(_remainder, input, other, d)
 
 
 def neg(input):
@@ -189,7 +205,13 @@ def _log(x):
 
 
 def _pow_fwd(self, exponent, *, dtype):
-    return jnp.power(_c(self, dtype), _c(exponent, dtype))
+    a, p = _c(self, dtype), _c(exponent, dtype)
+    if dtype.kind not in "iu":
+        return jnp.power(a, p)
+    # torch's integer power: a negative exponent gives 0, except for the bases 1 and -1
+    odd = (p % 2).astype(bool)
+    neg = jnp.where(a == 1, 1, jnp.where(a == -1, jnp.where(odd, -1, 1), 0)).astype(dtype)
+    return jnp.where(p < 0, neg, jnp.power(a, jnp.maximum(p, 0)))
 
 
 _pow = Primitive("pow", _pow_fwd, node_name="PowBackward1",
@@ -217,6 +239,9 @@ _pow_int = Primitive(
 def pow(input, exponent):
     """``input ** exponent``, complex exponents included."""
     d = result_type(input, exponent)
+    if (isinstance(exponent, int) and exponent < 0 and not d.is_floating_point
+            and not d.is_complex):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     if not isinstance(input, Tensor):
         input = _make(jnp.asarray(input, d.np))
         return _binary(_rpow, input, exponent, d)

@@ -275,8 +275,14 @@ def _dim_index(input, dim, index, name):
     a = index._data.reshape(-1)
     if a.dtype.kind not in "iu":
         raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
-    if input.ndim:
-        _bounds(a, input.shape[d], d)
+    if input.ndim and not _is_tracer(a) and a.size:
+        lo, hi = int(a.min()), int(a.max())
+        if lo < 0 or hi >= input.shape[d]:
+            if name == "index_copy":
+                bad = lo if lo < 0 else hi
+                raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension "
+                                 f"{d} with size {input.shape[d]}")
+            raise IndexError("index out of range in self")
     return d, (_FULL,) * d + (_ADV,), (a,)
 
 
@@ -410,8 +416,18 @@ def _check_gather(input, dim, index, src=None, name="gather"):
                            f"from dimension {d} and to be no larger size than src "
                            f"{list(src.shape)}")
     if input.ndim:
-        _bounds(index._data, sshp[d], d, RuntimeError)
+        _bounds_nonneg(index._data, sshp[d], d)
     return d
+
+
+def _bounds_nonneg(a, size, dim):
+    """gather/scatter's check: no wrap-around, the first bad index (in order) named."""
+    if not _is_tracer(a) and np.size(a):
+        a = np.asarray(a).reshape(-1)
+        bad = np.flatnonzero((a < 0) | (a >= size))
+        if bad.size:
+            raise RuntimeError(f"index {int(a[bad[0]])} is out of bounds for dimension {dim} "
+                               f"with size {size}")
 
 
 def _size(t, k):
@@ -836,10 +852,15 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return topk_result(vals, _index_tensor(ix))
 
 
-def _select_kth(input, kth, dim, keepdim, prim, result, descending=False):
+def _select_kth(input, kth, dim, keepdim, prim, result, descending=False, nan=False):
+    """``nan=True``: a slice holding NaN selects its first NaN (median's rule)."""
     x = input.reshape(1) if input.ndim == 0 else input
     d = _wrap_dim(dim, x.ndim)
     ix = lax.slice_in_dim(_order(x._data, d, descending), kth, kth + 1, axis=d)
+    if nan and x._data.dtype.kind == "f":
+        isnan = jnp.isnan(x._data)
+        ix = jnp.where(isnan.any(d, keepdims=True),
+                       jnp.argmax(isnan, d, keepdims=True).astype(ix.dtype), ix)
     squeeze = not keepdim or input.ndim == 0
     vals = prim(x, ix, dim=d, squeeze=squeeze)
     ix = jnp.squeeze(ix, d) if squeeze else ix
@@ -863,13 +884,13 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 
 def _median_fwd(self):
-    flat = jnp.sort(self.reshape(-1))
-    return flat[(flat.shape[0] - 1) // 2]
+    flat = jnp.sort(self.reshape(-1))  # NaNs sort last; torch's median propagates them
+    return jnp.where(flat[-1] != flat[-1], flat[-1], flat[(flat.shape[0] - 1) // 2])
 
 
 def _median_backward(grad, self, result):
-    # torch's evenly_distribute_backward: ties share the gradient
-    mask = self == result
+    # torch's evenly_distribute_backward: ties (or the NaNs of a NaN result) share it
+    mask = (self == result) | (self.isnan() & result.isnan())
     return grad * mask.to(grad.dtype) / mask.sum().to(grad.dtype)
 
 
@@ -891,7 +912,8 @@ def median(input, dim=None, keepdim=False):
         return _median(input)
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
-    return _select_kth(input, (n - 1) // 2, d, keepdim, _median_values, median_result)
+    return _select_kth(input, (n - 1) // 2, d, keepdim, _median_values, median_result,
+                       nan=True)
 
 
 # ======================================================================================

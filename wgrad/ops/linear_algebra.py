@@ -542,7 +542,20 @@ def solve(A, B, *, left=True, out=None):
     A = A.expand(batch + tuple(A.shape[-2:]))
     B = B.expand(batch + tuple(B.shape[-2:]))
     X = _solve(A, B) if left else _solve(A.mT, B.mT).mT
+    if _concrete(X._data) and not bool(jnp.isfinite(X._data).all()):
+        _check_solvable(A)  # only a non-finite solution can come from a singular A
     return X.squeeze(-1) if vec else X
+
+
+def _check_solvable(A):
+    """torch's LinAlgError when some matrix of ``A`` has a zero pivot in its LU."""
+    a = np.asarray(A._data)
+    mats = a.reshape((-1,) + a.shape[-2:])
+    for i, m in enumerate(mats):
+        if (np.diag(_lu_u(m)) == 0).any():
+            where = f"(Batch element {i}): " if a.ndim > 2 else ""
+            raise LinAlgError(f"torch.linalg.solve: {where}The solver failed because the "
+                              f"input matrix is singular.")
 
 
 _inv = Primitive("linalg_inv", lambda A: jnp.linalg.inv(A), node_name="LinalgInvExBackward0",
