@@ -387,6 +387,13 @@ def _sgn_fwd(self):
         a = jnp.abs(self)
         a = jnp.where(a == 0, jnp.ones_like(a), a)
         return jax.lax.complex(self.real / a, self.imag / a)
+    return _sign_fwd(self)
+
+
+def _sign_fwd(self):
+    # torch's sign(nan) is 0 (so abs's gradient at NaN is 0); jnp.sign gives nan
+    if self.dtype.kind == "f":
+        return jnp.where(jnp.isnan(self), jnp.zeros_like(self), jnp.sign(self))
     return jnp.sign(self)
 
 
@@ -398,7 +405,7 @@ def sgn(input):
     return _sgn(input)
 
 
-_sign = Primitive("sign", lambda self: jnp.sign(self), self=lambda grad: grad * 0)
+_sign = Primitive("sign", _sign_fwd, self=lambda grad: grad * 0)
 
 
 def sign(input):
@@ -609,8 +616,13 @@ _C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
 
 _atan2 = Primitive(
     "atan2", lambda self, other, *, dtype: jnp.arctan2(_c(self, dtype), _c(other, dtype)),
-    self=lambda grad, self, other: grad * other / (self * self + other * other),
-    other=lambda grad, self, other: grad * -self / (self * self + other * other))
+    self=lambda grad, self, other: _atan2_part(grad * other, self * self + other * other),
+    other=lambda grad, self, other: _atan2_part(grad * -self, self * self + other * other))
+
+
+def _atan2_part(num, den):
+    # at (0, 0) torch's gradient is 0 (not 0/0)
+    return where(den == 0, 0., num / den)
 
 
 def atan2(input, other):

@@ -22,7 +22,7 @@ from .._tensor import Tensor, _make, _wrap_dim
 from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import reduction  # reduction imports this module too: used at call time
-from .elementwise import log
+from .elementwise import log, where
 from .shape import broadcast_tensors, cat
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
@@ -608,8 +608,22 @@ def inv(A, *, out=None):
 inverse = inv
 
 
-def _det_backward(grad, A, result):
-    return (grad * result.conj()).unsqueeze(-1).unsqueeze(-1) * inv(A).mH
+def _det_backward(grad, A):
+    # d det(A) / dA = adj(A)^T, which stays right where A is singular (det(A) A^-1 does
+    # not: torch gives 0 there, docs/differences.md)
+    return grad.unsqueeze(-1).unsqueeze(-1) * _adjugate(A).mH
+
+
+def _adjugate(A):
+    """adj(A) (= det(A) A^-1 where A is invertible) from A = U diag(S) Vh:
+    adj(A) = det(U Vh) V diag(p) U^H with p_i the product of the S_j, j != i."""
+    U, S, Vh = svd(A)
+    n = S.shape[-1]
+    others = where(_make(jnp.eye(n, dtype=bool)), 1., S.unsqueeze(-2).expand(
+        tuple(S.shape[:-1]) + (n, n)))
+    p = others.prod(-1).to(A.dtype)
+    phase = det(U @ Vh)
+    return phase.unsqueeze(-1).unsqueeze(-1) * ((Vh.mH * p.unsqueeze(-2)) @ U.mH)
 
 
 _det = Primitive("linalg_det", lambda A: jnp.linalg.det(A), A=_det_backward)
@@ -824,10 +838,21 @@ def _eig_backward(gL, gV, L, V, is_hermitian, name):
         VhgV = VhgV - V.mH @ (V * _diagonal(VhgV).real.unsqueeze(-2))
     Lc = L.conj()
     Econj = _offdiag_one(Lc.unsqueeze(-2) - Lc.unsqueeze(-1))
-    gA = _offdiag(VhgV / Econj) + _diag_embed(gL)
+    gA = _offdiag(_div0(VhgV, Econj)) + _diag_embed(gL)
     if is_hermitian:
         return V @ (gA @ V.mH)
     return _solve(V.mH, gA @ V.mH)
+
+
+# NOTE [Repeated eigenvalues]
+# The eigenvector part of eig/eigh/svd gradients divides by differences of eigenvalues
+# (singular values), which vanish at repeated ones (eye(3)). A loss on the values alone
+# has zero vector gradients there, and torch then skips that part (its formula for
+# undefined vector gradients): a zero numerator contributes 0 here, not 0/0 = nan, so
+# such a loss has torch's finite gradient. A nonzero vector gradient at a repeated value
+# still gives inf/nan, as in torch: the vectors are not unique there.
+def _div0(num, den):
+    return where(num == 0, 0., num / den)
 
 
 def _offdiag(x):
@@ -946,17 +971,18 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
     VhgV = VhgV - VhgV.mH
     S2 = S * S
     E = _offdiag_one(S2.unsqueeze(-2) - S2.unsqueeze(-1))
-    ret = _offdiag((UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E) + _diag_embed(gS)
+    ret = _offdiag(_div0(UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV, E)) + \
+        _diag_embed(gS)
     if is_complex:
-        ret = ret + _diag_embed(_diagonal(UhgU) / (2 * S))
+        ret = ret + _diag_embed(_div0(_diagonal(UhgU), 2 * S))
     if m > n:
         gA = U @ ret
-        gUSinv = gU / S.unsqueeze(-2)
+        gUSinv = _div0(gU, S.unsqueeze(-2))
         gA = gA + gUSinv - U @ (U.mH @ gUSinv)
         return gA @ Vh
     if m < n:
         gA = ret @ Vh
-        SinvgVh = gVh / S.unsqueeze(-1)
+        SinvgVh = _div0(gVh, S.unsqueeze(-1))
         gA = gA + SinvgVh - (SinvgVh @ Vh.mH) @ Vh
         return U @ gA
     return U @ (ret @ Vh)
