@@ -344,5 +344,38 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
                 device=_same_device(input, device), requires_grad=requires_grad)
 
 
+# Tensor methods (NOTE [Tensor methods]), bound by ops/__init__.py: a new tensor with
+# ``self``'s dtype and device unless given
+METHODS = ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor")
+
+
+def _new(fn):
+    def new(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        _new_size(size, _dt(dtype or self.dtype).itemsize)  # torch's generic message
+        return fn(*size, dtype=dtype or self.dtype, device=_same_device(self, device),
+                  requires_grad=requires_grad, **kw)
+    new.__name__ = "new_" + fn.__name__
+    new.__doc__ = (f"``{fn.__name__}(size)`` with this tensor's dtype and device unless "
+                   f"given.")
+    return new
+
+
+new_zeros = _new(zeros)
+new_ones = _new(ones)
+new_empty = _new(empty)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """``full(size, fill_value)`` with this tensor's dtype and device unless given."""
+    return full(size, fill_value, dtype=dtype or self.dtype,
+                device=_same_device(self, device), requires_grad=requires_grad)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """``tensor(data)`` with this tensor's dtype and device unless given."""
+    return tensor(data, dtype=dtype or self.dtype, device=_same_device(self, device),
+                  requires_grad=requires_grad)
+
+
 def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False):
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device)

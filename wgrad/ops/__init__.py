@@ -21,12 +21,14 @@ from . import conv, spectral  # noqa: F401  (spectral: no __all__; wgrad.fft is 
 from .conv import *  # noqa: F401,F403
 from . import inplace  # noqa: E402  (after the families it wraps)
 from .inplace import *  # noqa: F401,F403
+from .. import _creation  # noqa: E402  (its new_* methods; it imports ops.shape)
 
 # the public functions only: ``from .ops import *`` binds no module (wgrad.shape, ...)
 __all__ = [name for mod in (elementwise, shape, reduction, linear_algebra, indexing, inplace,
                             conv) for name in mod.__all__]
 
-_FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral)
+_FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral,
+             _creation)
 
 
 def _bind_methods():

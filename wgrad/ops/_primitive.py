@@ -104,7 +104,7 @@ class Primitive:
             f = functools.partial(self.fwd, **dict(akey)) if akey else self.fwd
             if self.jit:
                 f = jax.jit(f)
-            self._fwd_cache[akey] = f
+            _bounded_put(self._fwd_cache, akey, f)
         return f
 
     def __call__(self, *args, **attrs):
@@ -155,6 +155,8 @@ class Primitive:
             needs.append(False)
             edges.append((None, 0))
         needs = tuple(needs)
+        if len(_NEEDS) > _INTERN_MAX:
+            _NEEDS.clear()
         needs = _NEEDS.setdefault(needs, needs)
         single = self.nout == 1
         if single:
@@ -176,7 +178,7 @@ class Primitive:
         node.needs = needs
         node.num_outputs = self.nout
         in_meta = tuple(in_meta)
-        if len(_IN_META) > _INTERN_MAX:
+        if len(_IN_META) > _INTERN_MAX:  # NOTE [Bounded caches]
             _IN_META.clear()
         node.in_meta = _IN_META.setdefault(in_meta, in_meta)
         plan = self._saves_cache.get(needs)
@@ -279,7 +281,8 @@ class Primitive:
         key = (akey, needs, in_meta, out_meta)
         k = self._bwd_cache.get(key)
         if k is None:
-            k = self._bwd_cache[key] = self._build_kernel(attrs, needs, in_meta, out_meta)
+            k = self._build_kernel(attrs, needs, in_meta, out_meta)
+            _bounded_put(self._bwd_cache, key, k)
         return k
 
     def _build_kernel(self, attrs, needs, in_meta, out_meta):
@@ -303,6 +306,25 @@ class Primitive:
 
 
 _UNKNOWN = object()
+
+# NOTE [Bounded caches]
+# Every per-shape or per-attribute cache is bounded, so a long-running program whose
+# shapes keep changing (a notebook) stays flat: each Primitive keeps at most
+# CACHE_MAX forward functions (keyed by static attributes) and CACHE_MAX backward
+# kernels (keyed by attributes and input shapes/dtypes); the interning tables of NOTE
+# [Recording cost] are cleared past _INTERN_MAX; the view replay kernels of ops/_views.py
+# and optim's update kernels are lru_caches of 256. A jitted function dropped from a
+# cache takes its XLA executables with it. Eviction is first in, first out: a hit costs
+# one dict lookup, no bookkeeping (an LRU's move-to-end would cost every op), and an
+# evicted entry still in use is rebuilt (one compile). Index values are not part of any
+# key (NOTE [Index values are arguments] in ops/indexing.py).
+CACHE_MAX = 256
+
+
+def _bounded_put(cache, key, value):
+    if len(cache) >= CACHE_MAX:
+        del cache[next(iter(cache))]
+    cache[key] = value
 
 # NOTE [Pass-through kernels]
 # Some backward kernels hand a gradient on untouched: add's and sub's ``self``, a sum

@@ -31,6 +31,7 @@ METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "ta
            "kthvalue", "median", "tril", "triu", "diag", "diag_embed", "diagonal", "kron")
 
 _ADV = "adv"
+_INT = "int"  # NOTE [Index values are arguments]
 _FULL = ("slice", None, None, None)
 
 sort_result = collections.namedtuple("sort", ["values", "indices"])
@@ -58,7 +59,7 @@ def _rebuild(key, arrays):
     it = iter(arrays)
     out = []
     for k in key:
-        if k == _ADV:
+        if k == _ADV or k == _INT:
             out.append(next(it))
         elif isinstance(k, tuple) and k and k[0] == "slice":
             out.append(slice(*k[1:]))
@@ -135,8 +136,12 @@ def _normalize_ex(self, idx):
         elif i is Ellipsis:
             key.append("ellipsis")
             dim = ndim - (n_specified - dim)
-        elif isinstance(i, (int, np.integer, slice)):
+        elif isinstance(i, slice):
             key.append(_basic_key(self, i, dim))
+            dim += 1
+        elif isinstance(i, (int, np.integer)):
+            key.append(_INT)
+            arrays.append(_basic_key(self, i, dim) % self.shape[dim])
             dim += 1
         else:
             a = i._data if isinstance(i, Tensor) else np.asarray(i)
@@ -163,6 +168,13 @@ def _n_specified(idx, ndim):
     return n
 
 
+# NOTE [Index values are arguments]
+# An integer index (x[t]) is a runtime argument of the indexing kernel, not part of its
+# static key: the key holds the marker _INT and the value travels with the index arrays
+# (as a Python int, which jax.jit traces as a scalar), so x[t] over many values of t
+# compiles once. A 0-d integer index behaves as a Python int in numpy's rules, alone or
+# next to advanced indices, so the result is the same. Slices stay static: their bounds
+# decide the result's shape.
 def _basic_key(self, i, dim):
     """The key entry of an integer or a slice at dimension ``dim``."""
     if isinstance(i, slice):

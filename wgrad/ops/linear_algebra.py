@@ -608,10 +608,16 @@ def inv(A, *, out=None):
 inverse = inv
 
 
-def _det_backward(grad, A):
-    # d det(A) / dA = adj(A)^T, which stays right where A is singular (det(A) A^-1 does
-    # not: torch gives 0 there, docs/differences.md)
-    return grad.unsqueeze(-1).unsqueeze(-1) * _adjugate(A).mH
+def _det_backward(grad, A, result):
+    # d det(A) / dA = adj(A)^T: det(A) A^-1 where A is invertible, and from the SVD where
+    # det(A) == 0, so it stays right there (torch gives 0, docs/differences.md). Each
+    # branch sees a harmless matrix (the identity) where it is not used, so neither puts
+    # inf or nan into a second derivative.
+    sing = (result == 0).unsqueeze(-1).unsqueeze(-1)
+    eye = _make(jnp.eye(A.shape[-1], dtype=A._data.dtype))
+    adj = where(sing, _adjugate(where(sing, A, eye)),
+                result.unsqueeze(-1).unsqueeze(-1) * inv(where(sing, eye, A)))
+    return grad.unsqueeze(-1).unsqueeze(-1) * adj.mH
 
 
 def _adjugate(A):
@@ -850,9 +856,11 @@ def _eig_backward(gL, gV, L, V, is_hermitian, name):
 # has zero vector gradients there, and torch then skips that part (its formula for
 # undefined vector gradients): a zero numerator contributes 0 here, not 0/0 = nan, so
 # such a loss has torch's finite gradient. A nonzero vector gradient at a repeated value
-# still gives inf/nan, as in torch: the vectors are not unique there.
+# still gives inf/nan, as in torch: the vectors are not unique there. Only the
+# denominator is replaced (0/0 -> 0/1), so the quotient keeps its derivative in ``num``
+# for second derivatives.
 def _div0(num, den):
-    return where(num == 0, 0., num / den)
+    return num / where((num == 0) & (den == 0), 1., den)
 
 
 def _offdiag(x):
