@@ -27,14 +27,13 @@ from .. import _creation  # noqa: E402  (its new_* methods; it imports ops.shape
 __all__ = [name for mod in (elementwise, shape, reduction, linear_algebra, indexing, inplace,
                             conv) for name in mod.__all__]
 
-_FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral,
-             _creation)
+_FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral)
 
 
 def _bind_methods():
     """Tensor methods: exactly each family's ``METHODS`` (NOTE [Tensor methods]), plus the
     methods whose Tensor form differs from the function."""
-    for mod in _FAMILIES:
+    for mod in _FAMILIES + (_creation,):  # _creation: new_zeros, ... (no op family)
         for name in mod.METHODS:
             setattr(Tensor, name, getattr(mod, name))
     Tensor._sum_to = shape.sum_to_size
