@@ -1,5 +1,6 @@
 """Tensor creation: tensor, zeros, ones, full, arange, linspace, eye, random draws."""
 import builtins
+import contextlib
 import math
 import threading
 
@@ -11,7 +12,7 @@ from . import _dtype as D
 from ._device import device as _dev
 from ._tensor import Tensor, _make
 from .ops._promote import scalar_dtype
-from .ops.shape import _shape_arg as _size
+from .ops.shape import _new_size
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm",
@@ -134,55 +135,86 @@ def _filled(shape, value, dtype, requires_grad, device):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(_size(size), 0, _dt(dtype).np, requires_grad, device)
+    d = _dt(dtype)
+    return _filled(_new_size(size, d.itemsize, "zeros"), 0, d.np, requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _filled(_size(size), 1, _dt(dtype).np, requires_grad, device)
+    d = _dt(dtype)
+    return _filled(_new_size(size, d.itemsize, "ones"), 1, d.np, requires_grad, device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    d = _dt(dtype)
+    return _finish(jnp.zeros(_new_size(size, d.itemsize, "empty"), d.np), requires_grad,
+                   device)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = scalar_dtype(fill_value)
+    d = _dt(dtype)
+    shape = _new_size((size,), d.itemsize, "full")
     if isinstance(fill_value, (int, float, complex)):
-        return _filled(tuple(size), fill_value, _dt(dtype).np, requires_grad, device)
-    return _finish(jnp.full(tuple(size), fill_value, _dt(dtype).np), requires_grad, device)
+        return _filled(shape, fill_value, d.np, requires_grad, device)
+    return _finish(jnp.full(shape, fill_value, d.np), requires_grad, device)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
-    vals = [float(v) if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if step == 0:
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if not builtins.all(math.isfinite(abs(v)) for v in vals[:2]):
+        raise RuntimeError(f"unsupported range: {_num(vals[0])} -> {_num(vals[1])}")
+    if vals[2] == 0:
         raise RuntimeError("step must be nonzero")
+    if (vals[2] > 0 and vals[1] < vals[0]) or (vals[2] < 0 and vals[1] > vals[0]):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in vals)
         dtype = D.default_int() if is_int else D.get_default_dtype()
     d = _dt(dtype)
     n = builtins.max(0, math.ceil((vals[1] - vals[0]) / vals[2]))
+    _new_size((n,), d.itemsize)
     data = (vals[0] + vals[2] * np.arange(n, dtype=np.float64)).astype(d.np) \
         if not d.is_complex else np.arange(n) * vals[2] + vals[0]
     return _finish(jnp.asarray(data, d.np), requires_grad, device)
 
 
+def _num(v):
+    """A number as torch prints it in range errors (``nan``, ``inf``, ``0``)."""
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _steps(steps, itemsize):
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    _new_size((steps,), itemsize)
+    return steps
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     d = _dt(dtype, D.default_complex() if builtins.any(
         isinstance(v, complex) for v in (start, end)) else None)
-    return _finish(jnp.linspace(start, end, int(steps), dtype=d.np), requires_grad, device)
+    return _finish(jnp.linspace(start, end, _steps(steps, d.itemsize), dtype=d.np),
+                   requires_grad, device)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     d = _dt(dtype)
-    return _finish(jnp.logspace(start, end, int(steps), base=base, dtype=d.np), requires_grad,
-                   device)
+    return _finish(jnp.logspace(start, end, _steps(steps, d.itemsize), base=base, dtype=d.np),
+                   requires_grad, device)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    return _made(jnp.eye, (n, m, 0, _dt(dtype).np), requires_grad, device)
+    d = _dt(dtype)
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    _new_size((n, n if m is None else m), d.itemsize)
+    return _made(jnp.eye, (n, m, 0, d.np), requires_grad, device)
 
 
 # -- random ----------------------------------------------------------------------------
@@ -222,6 +254,19 @@ def set_rng_state(state):
     _gen["rng"].bit_generator.state = state
 
 
+@contextlib.contextmanager
+def _host_memory(shape, d):
+    """numpy's MemoryError for a draw too big for the host, as torch's RuntimeError."""
+    try:
+        yield
+    except MemoryError:
+        n = d.itemsize
+        for s in shape:
+            n *= s
+        raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to "
+                           f"allocate {n} bytes.") from None
+
+
 def _rng(generator):
     return generator if generator is not None else _gen["rng"]
 
@@ -230,8 +275,8 @@ def _random(draw, complex_scale, size, generator, dtype, device, requires_grad):
     """``draw(rng, shape)`` for a real dtype; for a complex one real and imaginary parts
     are drawn in turn and scaled by ``complex_scale``."""
     d = _dt(dtype)
-    shape = _size(size)
-    with _lock:
+    shape = _new_size(size, d.itemsize)
+    with _lock, _host_memory(shape, d):
         r = _rng(generator)
         if d.is_complex:
             a = draw(r, shape) + 1j * draw(r, shape)
@@ -255,6 +300,16 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
+    if isinstance(std, Tensor):
+        if bool((std._data < 0).any()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        if size is None:
+            size = tuple(std.shape) if not isinstance(mean, Tensor) else tuple(
+                np.broadcast_shapes(tuple(mean.shape), tuple(std.shape)))
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(float(std))}")
+    if size is None and isinstance(mean, Tensor):
+        size = tuple(mean.shape)
     out = randn(*(size or ()), generator=generator, dtype=dtype, device=device) * std + mean
     return out.requires_grad_() if requires_grad else out
 
@@ -264,14 +319,19 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     if high is None:
         low, high = 0, low
     d = _dt(dtype, D.default_int())
-    with _lock:
-        a = _rng(generator).integers(low, high, size=tuple(size))
+    shape = _new_size((size,), d.itemsize)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f"from={low} >= to={high}")
+    with _lock, _host_memory(shape, d):
+        a = _rng(generator).integers(low, high, size=shape)
     return _finish(jnp.asarray(a, d.np), requires_grad, device)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
     d = _dt(dtype, D.default_int())
-    with _lock:
+    _new_size((n,), d.itemsize)
+    with _lock, _host_memory((n,), d):
         a = _rng(generator).permutation(n)
     return _finish(jnp.asarray(a, d.np), requires_grad, device)
 
@@ -310,6 +370,39 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
               memory_format=None):
     return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
                 device=_same_device(input, device), requires_grad=requires_grad)
+
+
+# Tensor methods (NOTE [Tensor methods]), bound by ops/__init__.py: a new tensor with
+# ``self``'s dtype and device unless given
+METHODS = ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor")
+
+
+def _new(fn):
+    def new(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        _new_size(size, _dt(dtype or self.dtype).itemsize)  # torch's generic message
+        return fn(*size, dtype=dtype or self.dtype, device=_same_device(self, device),
+                  requires_grad=requires_grad, **kw)
+    new.__name__ = "new_" + fn.__name__
+    new.__doc__ = (f"``{fn.__name__}(size)`` with this tensor's dtype and device unless "
+                   f"given.")
+    return new
+
+
+new_zeros = _new(zeros)
+new_ones = _new(ones)
+new_empty = _new(empty)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """``full(size, fill_value)`` with this tensor's dtype and device unless given."""
+    return full(size, fill_value, dtype=dtype or self.dtype,
+                device=_same_device(self, device), requires_grad=requires_grad)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """``tensor(data)`` with this tensor's dtype and device unless given."""
+    return tensor(data, dtype=dtype or self.dtype, device=_same_device(self, device),
+                  requires_grad=requires_grad)
 
 
 def randint_like(input, low, high=None, *, dtype=None, device=None, requires_grad=False):

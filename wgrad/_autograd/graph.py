@@ -138,7 +138,7 @@ class Node:
                         break
                     r = hook(grads[nr])
                     if r is not None:
-                        grads[nr] = r
+                        grads[nr] = _check_tensor_hook_result(r)
         if self._retains_grad_hooks:
             for nr, hook in self._retains_grad_hooks.items():
                 if grads[nr] is not None:
@@ -171,6 +171,14 @@ class Node:
 
     def release_variables(self):
         """Free saved values (called by the engine when retain_graph is False)."""
+
+
+def _check_tensor_hook_result(r):
+    """A tensor hook's returned gradient; torch's TypeError for anything but a Tensor
+    (this layer knows no Tensor class: a Tensor is what has ``requires_grad``)."""
+    if not hasattr(r, "requires_grad"):
+        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    return r
 
 
 def _check_hook_result(node, r, n, what):
@@ -221,7 +229,7 @@ class AccumulateGrad(Node):
                     break
                 r = hook(grads[0])
                 if r is not None:
-                    grads[0] = r
+                    grads[0] = _check_tensor_hook_result(r)
         return super()._run_pre_hooks(grads)
 
     def apply(self, grads):

@@ -42,6 +42,19 @@ def _as_tuple(x):
     return (x,)
 
 
+def _as_inputs(x):
+    """``inputs`` of grad/backward as a tuple, with torch's errors for anything else than
+    Tensors and GradientEdges."""
+    if isinstance(x, (Tensor, GradientEdge)):
+        return (x,)
+    x = tuple(x)  # TypeError: '<type>' object is not iterable, as torch
+    for t in x:
+        if not isinstance(t, (Tensor, GradientEdge)):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
+    return x
+
+
 def _make_grads(outputs, grads, is_grads_batched=False):
     new = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
@@ -126,7 +139,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         grad_tensors = grad_variables
     tensors = _as_tuple(tensors)
     if inputs is not None:
-        inputs = _as_tuple(inputs)
+        inputs = _as_inputs(inputs)
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
@@ -161,7 +174,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
+    inputs = _as_inputs(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     gouts = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)

@@ -33,6 +33,7 @@ from .activation import *  # noqa: F401,F403
 from .layer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from ._views import conj_bits, is_contiguous  # noqa: F401  (read by Tensor)
+from .. import _creation  # noqa: E402  (its new_* methods; it imports ops.shape)
 
 # the public functions only: ``from .ops import *`` binds no module (wgrad.shape, ...)
 _FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral,
@@ -43,7 +44,7 @@ __all__ = [name for mod in _FAMILIES if mod is not spectral for name in mod.__al
 def _bind_methods():
     """Tensor methods: exactly each family's ``METHODS`` (NOTE [Tensor methods]), plus the
     methods whose Tensor form differs from the function."""
-    for mod in _FAMILIES:
+    for mod in _FAMILIES + (_creation,):  # _creation: new_zeros, ... (no op family)
         for name in mod.METHODS:
             fn = getattr(mod, name)
             setattr(Tensor, name, getattr(fn, "without_out", fn))  # NOTE [out= arguments]

@@ -45,7 +45,8 @@ from .._autograd.graph import Node
 from .._autograd.saved import SavedTensor
 from ._views import mark_view as _mark_view  # NOTE [Views]
 
-__all__ = ["Primitive", "OpNode", "primitive", "holomorphic", "device_constant"]
+__all__ = ["Primitive", "OpNode", "primitive", "holomorphic", "device_constant",
+           "check_broadcast"]
 
 _DIFF_KINDS = ("f", "c")
 _VARIADIC, _RESULT, _RESULTS = -1, -2, -3  # NOTE [Recording cost]: where a saved value is
@@ -106,19 +107,25 @@ class Primitive:
             f = functools.partial(self.fwd, **dict(akey)) if akey else self.fwd
             if self.jit:
                 f = jax.jit(f)
-            self._fwd_cache[akey] = f
+            _bounded_put(self._fwd_cache, akey, f)
         return f
 
     def __call__(self, *args, **attrs):
         akey = tuple(attrs.items())
         f = self._fwd_cache.get(akey) or self._forward_fn(akey)
-        if self.variadic:
-            args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
-            out = f(*[a._data for a in args])
-        elif self.jit:
-            out = f(*[a._data if isinstance(a, Tensor) else device_constant(a) for a in args])
-        else:
-            out = f(*[a._data if isinstance(a, Tensor) else a for a in args])
+        try:
+            if self.variadic:
+                args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) \
+                    else args
+                out = f(*[a._data for a in args])
+            elif self.jit:
+                out = f(*[a._data if isinstance(a, Tensor) else device_constant(a)
+                          for a in args])
+            else:
+                out = f(*[a._data if isinstance(a, Tensor) else a for a in args])
+        except (TypeError, ValueError):  # NOTE [Shape errors]
+            check_broadcast(*[a.shape for a in args if isinstance(a, Tensor)])
+            raise
         if _state.grad:
             for a in args:
                 if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
@@ -154,6 +161,8 @@ class Primitive:
             needs.append(False)
             edges.append((None, 0))
         needs = tuple(needs)
+        if len(_NEEDS) > _INTERN_MAX:
+            _NEEDS.clear()
         needs = _NEEDS.setdefault(needs, needs)
         single = self.nout == 1
         if single:
@@ -175,7 +184,7 @@ class Primitive:
         node.needs = needs
         node.num_outputs = self.nout
         in_meta = tuple(in_meta)
-        if len(_IN_META) > _INTERN_MAX:
+        if len(_IN_META) > _INTERN_MAX:  # NOTE [Bounded caches]
             _IN_META.clear()
         node.in_meta = _IN_META.setdefault(in_meta, in_meta)
         plan = self._saves_cache.get(needs)
@@ -278,7 +287,8 @@ class Primitive:
         key = (akey, needs, in_meta, out_meta)
         k = self._bwd_cache.get(key)
         if k is None:
-            k = self._bwd_cache[key] = self._build_kernel(attrs, needs, in_meta, out_meta)
+            k = self._build_kernel(attrs, needs, in_meta, out_meta)
+            _bounded_put(self._bwd_cache, key, k)
         return k
 
     def _build_kernel(self, attrs, needs, in_meta, out_meta):
@@ -302,6 +312,25 @@ class Primitive:
 
 
 _UNKNOWN = object()
+
+# NOTE [Bounded caches]
+# Every per-shape or per-attribute cache is bounded, so a long-running program whose
+# shapes keep changing (a notebook) stays flat: each Primitive keeps at most
+# CACHE_MAX forward functions (keyed by static attributes) and CACHE_MAX backward
+# kernels (keyed by attributes and input shapes/dtypes); the interning tables of NOTE
+# [Recording cost] are cleared past _INTERN_MAX; the view replay kernels of ops/_views.py
+# and optim's update kernels are lru_caches of 256. A jitted function dropped from a
+# cache takes its XLA executables with it. Eviction is first in, first out: a hit costs
+# one dict lookup, no bookkeeping (an LRU's move-to-end would cost every op), and an
+# evicted entry still in use is rebuilt (one compile). Index values are not part of any
+# key (NOTE [Index values are arguments] in ops/indexing.py).
+CACHE_MAX = 256
+
+
+def _bounded_put(cache, key, value):
+    if len(cache) >= CACHE_MAX:
+        del cache[next(iter(cache))]
+    cache[key] = value
 
 # NOTE [Pass-through kernels]
 # Some backward kernels hand a gradient on untouched: add's and sub's ``self``, a sum
@@ -332,6 +361,28 @@ def _pass_through(fun, gs, vals):
             return None
         ident.append(i)
     return tuple(ident)
+
+
+# NOTE [Shape errors]
+# Inputs whose shapes do not broadcast raise torch's RuntimeError, not JAX's
+# TypeError/ValueError. The check costs nothing on valid calls: JAX's error is caught in
+# Primitive.__call__ and the clash is found again from the input shapes here (ops whose
+# shapes obey other rules, such as matmul and cat, check them before dispatch). Ops built
+# from several primitives (lerp, masked_fill) call check_broadcast first, so the message
+# names their own inputs in torch's order.
+def check_broadcast(*shapes):
+    """Raise torch's RuntimeError if ``shapes`` do not broadcast together."""
+    out = []
+    for s in shapes:
+        s = tuple(s)
+        out = [1] * (len(s) - len(out)) + out
+        for k in range(1, len(s) + 1):
+            if out[-k] == 1:
+                out[-k] = s[-k]
+            elif s[-k] not in (1, out[-k]):
+                raise RuntimeError(f"The size of tensor a ({out[-k]}) must match the size of "
+                                   f"tensor b ({s[-k]}) at non-singleton dimension "
+                                   f"{len(out) - k}")
 
 
 def _save(t):

@@ -180,7 +180,7 @@ def _replay(chain, t):
     return t
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=256)  # NOTE [Bounded caches]
 def _reader(chain):
     return jax.jit(functools.partial(_replay_raw, chain))
 
@@ -203,7 +203,7 @@ def _write_raw(chain, root, new):
     return jnp.where(mask != 0, placed, root)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=256)  # NOTE [Bounded caches]
 def _writer(chain):
     return jax.jit(functools.partial(_write_raw, chain))
 

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make
-from ._primitive import Primitive, device_constant, holomorphic
+from ._primitive import Primitive, check_broadcast, device_constant, holomorphic
 from ._promote import float_dtype, result_type
 from ._views import conj_bits
 from .indexing import nonzero
@@ -136,7 +136,21 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          f"but found '{rounding_mode}'")
+    _check_int_divisor(d, other)
     return _binary(_div_rounded, input, other, d, rounding_mode=rounding_mode)
+
+
+def _check_int_divisor(d, other):
+    """torch's error for an integer division or remainder by zero (the divisor's values
+    are read, as torch does, except under a JAX trace)."""
+    if d.is_floating_point or d.is_complex:
+        return
+    if isinstance(other, Tensor):
+        if isinstance(other._data, jax.core.Tracer) or not bool((other._data == 0).any()):
+            return
+    elif other != 0:
+        return
+    raise RuntimeError("ZeroDivisionError")
 
 
 true_divide = divide = div
@@ -153,7 +167,9 @@ _remainder = Primitive(
 
 
 def remainder(input, other):
-    return _binary(_remainder, input, other)
+    d = result_type(input, other)
+    _check_int_divisor(d, other)
+    return _binary(_remainder, input, other, d)
 
 
 def neg(input):
@@ -192,7 +208,13 @@ def _log(x):
 
 
 def _pow_fwd(self, exponent, *, dtype):
-    return jnp.power(_c(self, dtype), _c(exponent, dtype))
+    a, p = _c(self, dtype), _c(exponent, dtype)
+    if dtype.kind not in "iu":
+        return jnp.power(a, p)
+    # torch's integer power: a negative exponent gives 0, except for the bases 1 and -1
+    odd = (p % 2).astype(bool)
+    neg = jnp.where(a == 1, 1, jnp.where(a == -1, jnp.where(odd, -1, 1), 0)).astype(dtype)
+    return jnp.where(p < 0, neg, jnp.power(a, jnp.maximum(p, 0)))
 
 
 _pow = Primitive("pow", _pow_fwd, node_name="PowBackward1",
@@ -220,6 +242,9 @@ _pow_int = Primitive(
 def pow(input, exponent):
     """``input ** exponent``, complex exponents included."""
     d = result_type(input, exponent)
+    if (isinstance(exponent, int) and exponent < 0 and not d.is_floating_point
+            and not d.is_complex):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     if not isinstance(input, Tensor):
         input = _make(jnp.asarray(device_constant(input, d.np), d.np))
         return _binary(_rpow, input, exponent, d)
@@ -365,6 +390,13 @@ def _sgn_fwd(self):
         a = jnp.abs(self)
         a = jnp.where(a == 0, jnp.ones_like(a), a)
         return jax.lax.complex(self.real / a, self.imag / a)
+    return _sign_fwd(self)
+
+
+def _sign_fwd(self):
+    # torch's sign(nan) is 0 (so abs's gradient at NaN is 0); jnp.sign gives nan
+    if self.dtype.kind == "f":
+        return jnp.where(jnp.isnan(self), jnp.zeros_like(self), jnp.sign(self))
     return jnp.sign(self)
 
 
@@ -376,7 +408,7 @@ def sgn(input):
     return _sgn(input)
 
 
-_sign = Primitive("sign", lambda self: jnp.sign(self), self=lambda grad: grad * 0)
+_sign = Primitive("sign", _sign_fwd, self=lambda grad: grad * 0)
 
 
 def sign(input):
@@ -616,13 +648,39 @@ def masked_fill(input, mask, value):
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
+    if mask.shape != input.shape:
+        check_broadcast(mask.shape, input.shape)  # NOTE [Shape errors]
+    check_fill_value(input, value)
     return _masked_fill(input, mask, value)
+
+
+def check_fill_value(input, value):
+    """torch's error for a complex value written into a real tensor (fill_, masked_fill,
+    setitem), where JAX would drop the imaginary part. Callers pass only the values torch
+    refuses: fill_ and setitem take a complex tensor (with a warning)."""
+    if input._data.dtype.kind == "c":
+        return
+    if (isinstance(value, builtins.complex) and value.imag != 0) or (
+            isinstance(value, Tensor) and value._data.dtype.kind == "c"):
+        name = _C_TYPE.get(input.dtype.name, input.dtype.name)
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+# the C++ type names in torch's conversion errors
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
+           "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "short",
+           "int8": "signed char", "uint8": "unsigned char"}
 
 
 _atan2 = Primitive(
     "atan2", lambda self, other, *, dtype: jnp.arctan2(_c(self, dtype), _c(other, dtype)),
-    self=lambda grad, self, other: grad * other / (self * self + other * other),
-    other=lambda grad, self, other: grad * -self / (self * self + other * other))
+    self=lambda grad, self, other: _atan2_part(grad * other, self * self + other * other),
+    other=lambda grad, self, other: _atan2_part(grad * -self, self * self + other * other))
+
+
+def _atan2_part(num, den):
+    # at (0, 0) torch's gradient is 0 (not 0/0)
+    return where(den == 0, 0., num / den)
 
 
 def atan2(input, other):
@@ -638,6 +696,7 @@ def hypot(input, other):
 
 
 def lerp(input, end, weight):
+    check_broadcast(*[t.shape for t in (input, end, weight) if isinstance(t, Tensor)])
     return input + weight * (end - input)
 
 

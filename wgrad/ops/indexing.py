@@ -32,6 +32,7 @@ METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "ta
            "kthvalue", "median", "tril", "triu", "diag", "diag_embed", "diagonal", "kron")
 
 _ADV = "adv"
+_INT = "int"  # NOTE [Index values are arguments]
 _FULL = ("slice", None, None, None)
 
 sort_result = collections.namedtuple("sort", ["values", "indices"])
@@ -59,7 +60,7 @@ def _rebuild(key, arrays):
     it = iter(arrays)
     out = []
     for k in key:
-        if k == _ADV:
+        if k == _ADV or k == _INT:
             out.append(next(it))
         elif isinstance(k, tuple) and k and k[0] == "slice":
             out.append(slice(*k[1:]))
@@ -148,8 +149,12 @@ def _normalize_ex(self, idx):
         elif i is Ellipsis:
             key.append("ellipsis")
             dim = ndim - (n_specified - dim)
-        elif isinstance(i, (int, np.integer, slice)):
+        elif isinstance(i, slice):
             key.append(_basic_key(self, i, dim))
+            dim += 1
+        elif isinstance(i, (int, np.integer)):
+            key.append(_INT)
+            arrays.append(_basic_key(self, i, dim) % self.shape[dim])
             dim += 1
         else:
             a = i._data if isinstance(i, Tensor) else np.asarray(i)
@@ -176,6 +181,13 @@ def _n_specified(idx, ndim):
     return n
 
 
+# NOTE [Index values are arguments]
+# An integer index (x[t]) is a runtime argument of the indexing kernel, not part of its
+# static key: the key holds the marker _INT and the value travels with the index arrays
+# (as a Python int, which jax.jit traces as a scalar), so x[t] over many values of t
+# compiles once. A 0-d integer index behaves as a Python int in numpy's rules, alone or
+# next to advanced indices, so the result is the same. Slices stay static: their bounds
+# decide the result's shape.
 def _basic_key(self, i, dim):
     """The key entry of an integer or a slice at dimension ``dim``."""
     if isinstance(i, slice):
@@ -193,9 +205,11 @@ def _add_mask(self, a, dim, sole, key, arrays):
     """Append a boolean mask's key entries and index arrays (its nonzero positions);
     False for a False 0-d mask, whose result is empty."""
     if a.shape != tuple(self.shape[dim:dim + a.ndim]):
+        k = next(k for k, n in enumerate(a.shape)
+                 if dim + k >= self.ndim or n != self.shape[dim + k])
         raise IndexError(
-            f"The shape of the mask {list(a.shape)} at index {dim} does not match "
-            f"the shape of the indexed tensor {list(self.shape)}")
+            f"The shape of the mask {list(a.shape)} at index {k} does not match "
+            f"the shape of the indexed tensor {list(self.shape)} at index {dim + k}")
     if _is_tracer(a):
         raise RuntimeError("boolean mask indexing has a data-dependent shape and "
                            "cannot be traced; use wgrad.where instead")
@@ -286,8 +300,14 @@ def _dim_index(input, dim, index, name):
     a = index._data.reshape(-1)
     if a.dtype.kind not in "iu":
         raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
-    if input.ndim:
-        _bounds(a, input.shape[d], d)
+    if input.ndim and not _is_tracer(a) and a.size:
+        lo, hi = int(a.min()), int(a.max())
+        if lo < 0 or hi >= input.shape[d]:
+            if name == "index_copy":
+                bad = lo if lo < 0 else hi
+                raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension "
+                                 f"{d} with size {input.shape[d]}")
+            raise IndexError("index out of range in self")
     return d, (_FULL,) * d + (_ADV,), (a,)
 
 
@@ -421,8 +441,18 @@ def _check_gather(input, dim, index, src=None, name="gather"):
                            f"from dimension {d} and to be no larger size than src "
                            f"{list(src.shape)}")
     if input.ndim:
-        _bounds(index._data, sshp[d], d, RuntimeError)
+        _bounds_nonneg(index._data, sshp[d], d)
     return d
+
+
+def _bounds_nonneg(a, size, dim):
+    """gather/scatter's check: no wrap-around, the first bad index (in order) named."""
+    if not _is_tracer(a) and np.size(a):
+        a = np.asarray(a).reshape(-1)
+        bad = np.flatnonzero((a < 0) | (a >= size))
+        if bad.size:
+            raise RuntimeError(f"index {int(a[bad[0]])} is out of bounds for dimension {dim} "
+                               f"with size {size}")
 
 
 def _size(t, k):
@@ -847,10 +877,15 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return topk_result(vals, _index_tensor(ix))
 
 
-def _select_kth(input, kth, dim, keepdim, prim, result, descending=False):
+def _select_kth(input, kth, dim, keepdim, prim, result, descending=False, nan=False):
+    """``nan=True``: a slice holding NaN selects its first NaN (median's rule)."""
     x = input.reshape(1) if input.ndim == 0 else input
     d = _wrap_dim(dim, x.ndim)
     ix = lax.slice_in_dim(_order(x._data, d, descending), kth, kth + 1, axis=d)
+    if nan and x._data.dtype.kind == "f":
+        isnan = jnp.isnan(x._data)
+        ix = jnp.where(isnan.any(d, keepdims=True),
+                       jnp.argmax(isnan, d, keepdims=True).astype(ix.dtype), ix)
     squeeze = not keepdim or input.ndim == 0
     vals = prim(x, ix, dim=d, squeeze=squeeze)
     ix = jnp.squeeze(ix, d) if squeeze else ix
@@ -874,13 +909,13 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 
 def _median_fwd(self):
-    flat = jnp.sort(self.reshape(-1))
-    return flat[(flat.shape[0] - 1) // 2]
+    flat = jnp.sort(self.reshape(-1))  # NaNs sort last; torch's median propagates them
+    return jnp.where(flat[-1] != flat[-1], flat[-1], flat[(flat.shape[0] - 1) // 2])
 
 
 def _median_backward(grad, self, result):
-    # torch's evenly_distribute_backward: ties share the gradient
-    mask = self == result
+    # torch's evenly_distribute_backward: ties (or the NaNs of a NaN result) share it
+    mask = (self == result) | (self.isnan() & result.isnan())
     return grad * mask.to(grad.dtype) / mask.sum().to(grad.dtype)
 
 
@@ -902,7 +937,8 @@ def median(input, dim=None, keepdim=False):
         return _median(input)
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
-    return _select_kth(input, (n - 1) // 2, d, keepdim, _median_values, median_result)
+    return _select_kth(input, (n - 1) // 2, d, keepdim, _median_values, median_result,
+                       nan=True)
 
 
 # ======================================================================================

@@ -258,6 +258,8 @@ def fill_(input, value):
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.ndim} dimensions.")
+    if not isinstance(value, Tensor):
+        _E.check_fill_value(input, value)
     return _apply(input, lambda s: _fill(s, value))
 
 
@@ -265,8 +267,10 @@ def setitem(input, idx, value):
     """``input[idx] = value``: basic indices copy into a view (CopySlices), advanced
     indices go through ``index_put_``."""
     key, arrays = _I._normalize(input, idx)
+    if not isinstance(value, Tensor):
+        _E.check_fill_value(input, value)
     value = _as_tensor(value, input)
-    if not arrays:
+    if _I._ADV not in key:  # basic indices: a view
         copy_(_I.getitem(input, idx), value)
         return
     if value.dtype is not input.dtype:

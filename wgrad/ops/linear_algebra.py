@@ -19,10 +19,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
-from ._primitive import Primitive
+from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import reduction  # reduction imports this module too: used at call time
-from .elementwise import log
+from .elementwise import log, where
 from .shape import broadcast_tensors, cat
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
@@ -108,15 +108,44 @@ def matmul(input, other):
                            f"{input.ndim}D and {other.ndim}D")
     a = input.unsqueeze(0) if input.ndim == 1 else input
     b = other.unsqueeze(-1) if other.ndim == 1 else other
-    if a.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[-2]}x"
-                           f"{a.shape[-1]} and {b.shape[-2]}x{b.shape[-1]})")
+    if a.shape[-1] != b.shape[-2] or (a.ndim > 2 and b.ndim > 2 and
+                                      a.shape[:-2] != b.shape[:-2]):
+        _matmul_shape_error(tuple(input.shape), tuple(other.shape))
     out = _matmul(a, b, dtype=result_type(a, b).np)
     if input.ndim == 1:
         out = out.squeeze(-2)
     if other.ndim == 1:
         out = out.squeeze(-1)
     return out
+
+
+def _matmul_shape_error(x, y):
+    """torch's error for matmul operands whose shapes do not fit, worded after the kernel
+    torch dispatches to (dot, mv, mm over folded rows, or bmm over broadcast batches)."""
+    if len(x) == 1 and len(y) == 1:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{x[0]}] and src "
+                           f"[{y[0]}] to have the same number of elements, but got {x[0]} "
+                           f"and {y[0]} elements respectively")
+    rows = 1
+    for n in x[:-1]:
+        rows *= n
+    if len(y) == 1:
+        if x[-1] != y[0]:
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{x[-1]}), "
+                               f"vec ({y[0]})")
+        return
+    if len(y) == 2:
+        if x[-1] != y[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x[-1]} "
+                               f"and {y[0]}x{y[1]})")
+        return
+    check_broadcast(x[:-2], y[:-2])  # NOTE [Shape errors]
+    batch = 1
+    for n in np.broadcast_shapes(x[:-2], y[:-2]):
+        batch *= n
+    if x[-1] != y[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch}, {x[-1]}] but got: [{batch}, {y[-2]}].")
 
 
 def mm(input, mat2):
@@ -513,7 +542,20 @@ def solve(A, B, *, left=True, out=None):
     A = A.expand(batch + tuple(A.shape[-2:]))
     B = B.expand(batch + tuple(B.shape[-2:]))
     X = _solve(A, B) if left else _solve(A.mT, B.mT).mT
+    if _concrete(X._data) and not bool(jnp.isfinite(X._data).all()):
+        _check_solvable(A)  # only a non-finite solution can come from a singular A
     return X.squeeze(-1) if vec else X
+
+
+def _check_solvable(A):
+    """torch's LinAlgError when some matrix of ``A`` has a zero pivot in its LU."""
+    a = np.asarray(A._data)
+    mats = a.reshape((-1,) + a.shape[-2:])
+    for i, m in enumerate(mats):
+        if (np.diag(_lu_u(m)) == 0).any():
+            where = f"(Batch element {i}): " if a.ndim > 2 else ""
+            raise LinAlgError(f"torch.linalg.solve: {where}The solver failed because the "
+                              f"input matrix is singular.")
 
 
 _inv = Primitive("linalg_inv", lambda A: jnp.linalg.inv(A), node_name="LinalgInvExBackward0",
@@ -567,7 +609,27 @@ inverse = inv
 
 
 def _det_backward(grad, A, result):
-    return (grad * result.conj()).unsqueeze(-1).unsqueeze(-1) * inv(A).mH
+    # d det(A) / dA = adj(A)^T: det(A) A^-1 where A is invertible, and from the SVD where
+    # det(A) == 0, so it stays right there (torch gives 0, docs/differences.md). Each
+    # branch sees a harmless matrix (the identity) where it is not used, so neither puts
+    # inf or nan into a second derivative.
+    sing = (result == 0).unsqueeze(-1).unsqueeze(-1)
+    eye = _make(jnp.eye(A.shape[-1], dtype=A._data.dtype))
+    adj = where(sing, _adjugate(where(sing, A, eye)),
+                result.unsqueeze(-1).unsqueeze(-1) * inv(where(sing, eye, A)))
+    return grad.unsqueeze(-1).unsqueeze(-1) * adj.mH
+
+
+def _adjugate(A):
+    """adj(A) (= det(A) A^-1 where A is invertible) from A = U diag(S) Vh:
+    adj(A) = det(U Vh) V diag(p) U^H with p_i the product of the S_j, j != i."""
+    U, S, Vh = svd(A)
+    n = S.shape[-1]
+    others = where(_make(jnp.eye(n, dtype=bool)), 1., S.unsqueeze(-2).expand(
+        tuple(S.shape[:-1]) + (n, n)))
+    p = others.prod(-1).to(A.dtype)
+    phase = det(U @ Vh)
+    return phase.unsqueeze(-1).unsqueeze(-1) * ((Vh.mH * p.unsqueeze(-2)) @ U.mH)
 
 
 _det = Primitive("linalg_det", lambda A: jnp.linalg.det(A), A=_det_backward)
@@ -782,10 +844,23 @@ def _eig_backward(gL, gV, L, V, is_hermitian, name):
         VhgV = VhgV - V.mH @ (V * _diagonal(VhgV).real.unsqueeze(-2))
     Lc = L.conj()
     Econj = _offdiag_one(Lc.unsqueeze(-2) - Lc.unsqueeze(-1))
-    gA = _offdiag(VhgV / Econj) + _diag_embed(gL)
+    gA = _offdiag(_div0(VhgV, Econj)) + _diag_embed(gL)
     if is_hermitian:
         return V @ (gA @ V.mH)
     return _solve(V.mH, gA @ V.mH)
+
+
+# NOTE [Repeated eigenvalues]
+# The eigenvector part of eig/eigh/svd gradients divides by differences of eigenvalues
+# (singular values), which vanish at repeated ones (eye(3)). A loss on the values alone
+# has zero vector gradients there, and torch then skips that part (its formula for
+# undefined vector gradients): a zero numerator contributes 0 here, not 0/0 = nan, so
+# such a loss has torch's finite gradient. A nonzero vector gradient at a repeated value
+# still gives inf/nan, as in torch: the vectors are not unique there. Only the
+# denominator is replaced (0/0 -> 0/1), so the quotient keeps its derivative in ``num``
+# for second derivatives.
+def _div0(num, den):
+    return num / where((num == 0) & (den == 0), 1., den)
 
 
 def _offdiag(x):
@@ -904,17 +979,18 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
     VhgV = VhgV - VhgV.mH
     S2 = S * S
     E = _offdiag_one(S2.unsqueeze(-2) - S2.unsqueeze(-1))
-    ret = _offdiag((UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E) + _diag_embed(gS)
+    ret = _offdiag(_div0(UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV, E)) + \
+        _diag_embed(gS)
     if is_complex:
-        ret = ret + _diag_embed(_diagonal(UhgU) / (2 * S))
+        ret = ret + _diag_embed(_div0(_diagonal(UhgU), 2 * S))
     if m > n:
         gA = U @ ret
-        gUSinv = gU / S.unsqueeze(-2)
+        gUSinv = _div0(gU, S.unsqueeze(-2))
         gA = gA + gUSinv - U @ (U.mH @ gUSinv)
         return gA @ Vh
     if m < n:
         gA = ret @ Vh
-        SinvgVh = gVh / S.unsqueeze(-1)
+        SinvgVh = _div0(gVh, S.unsqueeze(-1))
         gA = gA + SinvgVh - (SinvgVh @ Vh.mH) @ Vh
         return U @ gA
     return U @ (ret @ Vh)

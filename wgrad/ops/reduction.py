@@ -8,6 +8,7 @@ ties, as torch; max(dim)/min(dim) send it to the returned index only.
 import builtins
 import collections
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -355,7 +356,7 @@ def argmin(input, dim=None, keepdim=False):
 # ======================================================================================
 
 def _var_backward(grad, self, dim, correction, keepdim):
-    n = _numel_of(self.shape, dim) - correction
+    n = builtins.max(0, _numel_of(self.shape, dim) - correction)
     centered = self - mean(self, dim, keepdim=True)
     return (2.0 / n) * _unreduce(grad, self.shape, dim, keepdim) * centered
 
@@ -371,7 +372,8 @@ def _var_fwd(self, *, dim, correction, keepdim):
     c = self - m
     s = jnp.sum((c * jnp.conj(c)).real if jnp.iscomplexobj(c) else c * c, axis=dim,
                 keepdims=keepdim)
-    return s / (_numel_of(self.shape, dim) - correction)
+    # torch clamps the degrees of freedom at 0: inf (or nan) rather than a negative value
+    return s / builtins.max(0, _numel_of(self.shape, dim) - correction)
 
 
 _var = Primitive("var", _var_fwd, self=_var_backward)
@@ -388,6 +390,10 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
         raise RuntimeError(f"{name}: cannot specify both 'unbiased' and 'correction'")
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
+    if _numel_of(tuple(input.shape), _axes(dim, input.ndim)) - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly "
+                      f"less than the reduction factor (input numel divided by output "
+                      f"numel).", UserWarning, stacklevel=3)
     return dict(dim=_axes(dim, input.ndim), correction=correction, keepdim=bool(keepdim))
 
 

@@ -1,6 +1,7 @@
 """Shape ops: reshape, transpose/permute, squeeze, expand, cat/stack/split, flip, roll,
 repeat, pad; dtype casts and clone."""
 import builtins
+import operator
 import warnings
 
 import jax.numpy as jnp
@@ -40,10 +41,58 @@ def _dims(dims, ndim, unique=False):
     return out
 
 
-def _shape_arg(shape):
+def _shape_arg(shape, fn=None):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    return tuple(int(s) for s in shape)
+    try:
+        return tuple(operator.index(s) for s in shape)
+    except TypeError:
+        bad = next(s for s in shape if not hasattr(s, "__index__"))
+        raise TypeError(f"{fn or 'size'}(): argument 'size' (position 1) must be tuple of ints, "
+                        f"but found element of type {type(bad).__name__}") from None
+
+
+# NOTE [Size validation]
+# Every shape-taking function validates its sizes here, before any JAX call, so a bad size
+# raises torch's RuntimeError instead of reaching XLA (which aborts the process on a
+# shape whose extent overflows). ``_new_size`` is for functions that allocate (creation,
+# new_*, random draws), ``_check_extent`` for views (reshape/view/expand) whose result
+# may hold no elements. torch's limit: the number of bytes must fit in int64. XLA's is
+# stricter for shapes holding a zero: the running product itemsize * d0 * d1 * ... must
+# fit in int64 before the zero is reached, so ``ones(0).view(2**31, 2**31, 0)`` (valid in
+# torch) is refused with a clear error (docs/differences.md).
+_INT64_MAX = 2 ** 63 - 1
+
+
+def _new_size(size, itemsize, fn=None):
+    """The validated shape tuple for a tensor to allocate (``fn`` names the creation
+    function where torch's message does)."""
+    shape = _shape_arg(size, fn)
+    for d in shape:
+        if d < 0:
+            if fn == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: "
+                               f"{list(shape)}")
+    n = itemsize
+    for d in shape:
+        n *= d
+    if n > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return _check_extent(shape, itemsize)
+
+
+def _check_extent(shape, itemsize):
+    """``shape`` if XLA can represent it (NOTE [Size validation]), else a RuntimeError."""
+    n = itemsize
+    for d in shape:
+        n *= d
+        if n > _INT64_MAX:
+            raise RuntimeError(
+                f"wgrad cannot represent a tensor of shape {list(shape)}: XLA needs the "
+                f"product of the sizes before a zero size, in bytes, to fit in int64 "
+                f"(a difference from torch, see docs/differences.md)")
+    return shape
 
 
 # ======================================================================================
@@ -134,6 +183,9 @@ _reshape = Primitive("reshape", lambda self, *, shape: jnp.reshape(self, shape),
 
 def _infer_shape(shape, numel):
     shape = list(shape)
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {shape}")
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
@@ -141,6 +193,10 @@ def _infer_shape(shape, numel):
         for s in shape:
             if s != -1:
                 known *= s
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape} "
+                               f"because the unspecified dimension size -1 can be any value "
+                               f"and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
         shape[shape.index(-1)] = numel // known
@@ -160,6 +216,8 @@ _unsafe_view = Primitive("unsafe_view", lambda self, *, shape: jnp.reshape(self,
 
 def reshape(input, *shape):
     shape = _infer_shape(_shape_arg(shape), input.numel())
+    if not input.numel():  # NOTE [Size validation]
+        _check_extent(shape, input._data.dtype.itemsize)
     if shape == tuple(input.shape):
         return _reshape(input, shape=shape) if input.requires_grad else _alias(input)
     if input._view_meta is not None and not strided_as(input, shape):
@@ -338,6 +396,12 @@ def expand(input, *sizes):
                            f"to the number of dimensions in the tensor ({len(shp)})")
     lead = len(sizes) - len(shp)
     out = list(sizes)
+    for i, want in enumerate(sizes):  # NOTE [Size validation]
+        if want < -1:
+            raise RuntimeError("numel: integer multiplication overflow")
+        if want == -1 and i < lead:
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                               f"leading, non-existing dimension {i}")
     for i, s in enumerate(shp):
         want = sizes[lead + i]
         if want == -1:
@@ -346,7 +410,12 @@ def expand(input, *sizes):
             raise RuntimeError(f"The expanded size of the tensor ({want}) must match the "
                                f"existing size ({s}) at non-singleton dimension {lead + i}.  "
                                f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shp)}")
-    out = tuple(out)
+    n = 1
+    for d in out:
+        n *= d
+    if n > _INT64_MAX:
+        raise RuntimeError("numel: integer multiplication overflow")
+    out = _check_extent(tuple(out), input._data.dtype.itemsize)
     if out == shp:
         return _expand(input, shape=out) if input.requires_grad else _alias(input)
     return _expand(input, shape=out)
