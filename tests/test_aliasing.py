@@ -349,3 +349,19 @@ def _retain_then_inplace(T):
 
 def test_retain_grad_then_inplace():
     _same(_retain_then_inplace)
+
+
+def _set_data_keeps_counter(T):
+    x = T.zeros(1, 2)
+    xz = x[:]
+    xz.add_(1)
+    v = x._version
+    x.data = T.ones(2, 3)
+    same = x._version == v
+    x.add_(1)
+    xz.add_(1)  # still shares x's counter, but not its new storage
+    return x, xz, same, x._version == xz._version, x._version
+
+
+def test_set_data_keeps_the_version_counter():
+    _same(_set_data_keeps_counter)

@@ -31,11 +31,10 @@ class Size(tuple):
 class _VersionCounter:
     """Shared by a tensor and all its views; bumped by every in-place op."""
 
-    __slots__ = ("v", "storage")
+    __slots__ = ("v",)
 
     def __init__(self):
         self.v = 0
-        self.storage = None  # ops._views._Storage once an alias shares this data
 
 
 _ERR_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If you want to "

@@ -2,7 +2,8 @@
 
 # NOTE [Views]
 # A view primitive (``Primitive(..., view=True)``) links its output to its input: they
-# share the version counter and a ``_Storage`` (on the counter) that holds the root array
+# share the version counter and a ``_Storage`` (on each alias's ``_view_meta``, so that
+# ``t.data = v`` can move storage and keep the counter, as torch) that holds the root array
 # and weak references to every alias (views and ``detach()`` results). Each alias keeps
 # the chain of view primitives (prim, extra args, attributes) from the root (``chain``)
 # and from its ``_base`` (``bchain``). Writing an alias writes the root through the chain
@@ -47,35 +48,32 @@ class _Storage:
 
 
 class _ViewMeta:
-    __slots__ = ("chain", "bchain", "writable")
+    __slots__ = ("chain", "bchain", "writable", "storage")
 
-    def __init__(self, chain, bchain, writable):
+    def __init__(self, chain, bchain, writable, storage):
         self.chain = chain
         self.bchain = bchain
         self.writable = writable
+        self.storage = storage
 
 
 def _link(src, out, ops, writable, view, counter=None):
-    vc = src._vc
-    st = vc.storage
     m = src._view_meta
-    if st is None:
-        st = vc.storage = _Storage(src._data, src)
-    elif m is None or not m.chain:
+    if m is None:
+        m = src._view_meta = _ViewMeta((), (), True, _Storage(src._data, src))
+    st = m.storage
+    if not m.chain:
         st.data = src._data
-    if counter is not None:
-        counter.storage = st
-        vc = counter
-    out._vc = vc
-    chain = (m.chain if m is not None else ()) + ops
-    writable = writable and (m.writable if m is not None else True)
+    out._vc = counter if counter is not None else src._vc
+    chain = m.chain + ops
+    writable = writable and m.writable
     bchain = ()
     if view:
         if src._base is not None:
             out._base, bchain = src._base, m.bchain + ops
         else:
             out._base, bchain = src, ops
-    out._view_meta = _ViewMeta(chain, bchain, writable)
+    out._view_meta = _ViewMeta(chain, bchain, writable, st)
     st.aliases.append(weakref.ref(out))
     if len(st.aliases) > st.cap:
         st.live()
@@ -101,15 +99,13 @@ def link_alias(src, out, view=True, counter=False):
 
 def rebind(t, src):
     """``t.data = src``: ``t`` leaves its storage (its old aliases keep it) and becomes a
-    detached alias of ``src``, keeping its version."""
-    st = t._vc.storage
-    if st is not None:
-        st.aliases = [r for r in st.aliases if r() is not t and r() is not None]
-    counter = type(t._vc)()
-    counter.v = t._vc.v
+    detached alias of ``src``, keeping its version counter (shared with its old views)."""
+    m = t._view_meta
+    if m is not None:
+        m.storage.aliases = [r for r in m.storage.aliases if r() is not t and r() is not None]
     t._data = src._data
     t._view_meta = None
-    return _link(src, t, (), True, False, counter)
+    return _link(src, t, (), True, False, t._vc)
 
 
 def conj_bits(t):
@@ -142,7 +138,7 @@ def _element_ids(t):
     m = t._view_meta
     if m is None or not m.chain or any(p.name in _REINTERPRET for p, _, _ in m.chain):
         return None
-    root = t._vc.storage.data
+    root = m.storage.data
     ids = _replay_raw(m.chain, jnp.arange(root.size).reshape(root.shape))
     return np.asarray(ids)
 
@@ -210,14 +206,14 @@ def _writer(chain):
 
 def _write(t, new):
     """Store ``new`` as ``t``'s data, through its storage root to every alias."""
-    st = t._vc.storage
-    if st is None:
+    m = t._view_meta
+    if m is None:
         t._data = new
         return
-    m = t._view_meta
-    chain = m.chain if m is not None else ()
+    st = m.storage
+    chain = m.chain
     root = new if not chain else _writer(chain)(st.data, new)
     st.data = root
     for a in st.live():
         ma = a._view_meta
-        a._data = root if ma is None or not ma.chain else _reader(ma.chain)(root)
+        a._data = root if not ma.chain else _reader(ma.chain)(root)

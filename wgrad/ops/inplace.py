@@ -151,10 +151,10 @@ def _apply(t, compute):
         if base is None and _state.grad and (rec or snap.requires_grad):
             # a non-differentiable result (lt_, floor_ on ints...) cuts the history
             _rehome(t, *((out._grad_fn, out._output_nr) if rec else (None, 0)))
-            regraph = t._vc.storage is not None
+            regraph = t._view_meta is not None
     vc.v = version
     if regraph:
-        for a in t._vc.storage.live():
+        for a in t._view_meta.storage.live():
             b = a._base
             if b is not None and b._grad_fn is not None:
                 r = _replay(a._view_meta.bchain, b)
