@@ -290,8 +290,11 @@ deg2rad = _unary("deg2rad", jnp.deg2rad, lambda grad: grad * (math.pi / 180))
 rad2deg = _unary("rad2deg", jnp.rad2deg, lambda grad: grad * (180 / math.pi))
 
 # relu'(0) = 0 (torch's threshold_backward)
+# NOTE [Tangents of primitives]: torch's tangents at the kinks (relu'(0) = 0, |x|'(0) = 0,
+# clamp passes the tangent of x on its closed range), where JAX's jvp splits ties
 _relu = Primitive("relu", lambda self: jnp.maximum(self, 0),
-                  self=lambda grad, result: where(result <= 0, 0., grad))
+                  self=lambda grad, result: where(result <= 0, 0., grad),
+                  jvp=lambda p, t: jnp.where(p[0] > 0, t[0], jnp.zeros_like(t[0])))
 
 
 def relu(input):
@@ -324,7 +327,14 @@ def softplus(input, beta=1.0, threshold=20.0):
 # Complex
 # ======================================================================================
 
-_abs = Primitive("abs", lambda self: jnp.abs(self), self=lambda grad, self: grad * self.sgn())
+def _abs_jvp(p, t):
+    if jnp.iscomplexobj(p[0]):
+        return jnp.real(jnp.conj(_sgn_fwd(p[0])) * t[0])
+    return jnp.sign(p[0]) * t[0]
+
+
+_abs = Primitive("abs", lambda self: jnp.abs(self), self=lambda grad, self: grad * self.sgn(),
+                 jvp=_abs_jvp)
 
 
 def abs(input):
@@ -341,7 +351,12 @@ def _angle_backward(grad, self):
     return where(self == 0, 0., grad * self / (self.abs() * self.abs()) * _I)
 
 
-_angle = Primitive("angle", lambda self: jnp.angle(self), self=_angle_backward)
+def _angle_jvp(p, t):
+    d = jax.jvp(jnp.angle, p, t)[1]
+    return jnp.where(p[0] == 0, jnp.zeros_like(d), d)
+
+
+_angle = Primitive("angle", lambda self: jnp.angle(self), self=_angle_backward, jvp=_angle_jvp)
 
 
 def angle(input):
@@ -365,7 +380,17 @@ def _sgn_fwd(self):
     return jnp.sign(self)
 
 
-_sgn = Primitive("sgn", _sgn_fwd, self=_sgn_backward)
+def _sgn_jvp(p, t):
+    z, tz = p[0], t[0]
+    if not jnp.iscomplexobj(z):
+        return jnp.zeros_like(tz)
+    a = jnp.abs(z)
+    s = _sgn_fwd(z)
+    d = (tz - s * s * jnp.conj(tz)) / (2 * jnp.where(a == 0, jnp.ones_like(a), a))
+    return jnp.where(a == 0, jnp.zeros_like(d), d)
+
+
+_sgn = Primitive("sgn", _sgn_fwd, self=_sgn_backward, jvp=_sgn_jvp)
 
 
 def sgn(input):
@@ -502,7 +527,18 @@ _clamp = Primitive(
     "clamp", lambda self, min, max: _clamp_fwd(self, min, max),
     self=lambda grad, self, min, max: where(_in_range(self, min, max), grad, 0.),
     min=lambda grad, self, min: where(self < min, grad, 0.),
-    max=lambda grad, self, max: where(self > max, grad, 0.))
+    max=lambda grad, self, max: where(self > max, grad, 0.),
+    jvp=lambda p, t: _clamp_jvp(*p, *t))
+
+
+def _clamp_jvp(x, lo, hi, tx, tlo, thi):
+    out = jnp.broadcast_to(tx, jnp.broadcast_shapes(*(jnp.shape(v) for v in (x, lo, hi)
+                                                      if v is not None)))
+    if lo is not None:
+        out = jnp.where(x < lo, tlo, out)
+    if hi is not None:
+        out = jnp.where(x > hi, thi, out)
+    return out.astype(tx.dtype)
 
 
 def clamp(input, min=None, max=None):
