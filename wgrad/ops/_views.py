@@ -21,6 +21,8 @@ import weakref
 import jax
 import jax.numpy as jnp
 
+from .._autograd import forward_ad as _fw
+
 __all__ = ["mark_view", "link_alias"]
 
 
@@ -86,7 +88,12 @@ def mark_view(prim, args, akey, out):
 def link_alias(src, out, view=True):
     """Make ``out`` (same shape and data as ``src``) an alias of ``src``: a view
     (``_base`` set) or, with ``view=False``, a detached alias (``detach()``)."""
-    return _link(src, out, (), True, view)
+    out = _link(src, out, (), True, view)
+    if view and _fw.state.active:  # a view of a dual tensor is dual (NOTE [Tangents of primitives])
+        t = _fw.get_tangent(src)
+        if t is not None:
+            _fw.set_tangent(out, link_alias(t, t._make(t._data)))
+    return out
 
 
 def _replay_raw(chain, x):

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._creation import tensor
 from .._tensor import Tensor, _make
+from .._autograd import forward_ad as _fw
 from .._autograd.grad_mode import _state
 from .._autograd.saved import SavedTensor
 from . import elementwise as _E
@@ -119,6 +120,8 @@ def _apply(t, compute):
     """Run ``compute(snapshot_of_t)`` and make its value and history ``t``'s."""
     _check(t)
     snap = _snapshot(t)
+    if _fw.state.active:
+        _fw.set_tangent(snap, _fw.get_tangent(t))
     out = _conform(t, compute(snap))
     vc = t._vc
     version = vc.v + 1
@@ -139,6 +142,8 @@ def _apply(t, compute):
             t._grad_fn, t._output_nr = (out._grad_fn, out._output_nr) if rec else (None, 0)
             regraph = t._vc.storage is not None
     vc.v = version
+    if _fw.state.active:
+        _inplace_tangent(t, out)
     if regraph:
         for a in t._vc.storage.live():
             b = a._base
@@ -146,6 +151,28 @@ def _apply(t, compute):
                 r = _replay(a._view_meta.bchain, b)
                 a._grad_fn, a._output_nr = r._grad_fn, r._output_nr
     return t
+
+
+def _inplace_tangent(t, out):
+    """The tangent of ``out`` becomes ``t``'s, written into its base's tangent and seen
+    by every view of that base, as the values are (NOTE [Tangents of primitives])."""
+    to = _fw.get_tangent(out)
+    base = t._base if t._base is not None else t
+    bt = _fw.get_tangent(base)
+    if to is None and bt is None:
+        return
+    if base is t:
+        new = to
+    else:
+        if to is None:
+            to = _make(jnp.zeros_like(t._data))
+        braw = bt._data if bt is not None else jnp.zeros_like(base._data)
+        new = _make(_write_raw(t._view_meta.bchain, braw, to._data))
+    _fw.set_tangent(base, new)
+    st = t._vc.storage
+    for a in (st.live() if st is not None else ()):
+        if a._base is base:
+            _fw.set_tangent(a, _replay(a._view_meta.bchain, new) if new is not None else None)
 
 
 def _variant(module, name):
