@@ -46,6 +46,10 @@ def exit_dual_level(*, level=None):
     >>> lvl = fwAD.enter_dual_level()
     >>> fwAD.exit_dual_level()
     """
+    if level is None:
+        level = _core.current_level()
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
     _core.exit_level(level)
 
 
