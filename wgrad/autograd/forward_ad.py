@@ -105,6 +105,9 @@ def make_dual(tensor, tangent, *, level=None):
             f"original Tensor, this is not supported. Tensor is of size "
             f"{list(tensor.shape)} while the given forward gradient is of size "
             f"{list(tangent.shape)}.")
+    if _core.get_tangent(tangent) is not None:
+        raise RuntimeError(f"Setting a forward grad that itself has a forward gradient at the "
+                           f"same level{level} is not supported.")
     if _core.get_tangent(tensor) is not None:
         raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a "
                            f"forward gradient at the same level {level} is not supported.")
@@ -114,6 +117,11 @@ def make_dual(tensor, tangent, *, level=None):
 
 
 def _primal_view(tensor):
+    if tensor._base is not None and tensor._view_meta is None:
+        # an alias made without view metadata (a custom Function's returned input)
+        out = Tensor._make(tensor._data)
+        out._vc, out._base = tensor._vc, tensor._base
+        return out
     t = _core.get_tangent(tensor)
     if t is None:
         return _shape.view_as(tensor, tensor)

@@ -119,7 +119,9 @@ class BackwardCFunction(Node, FunctionCtx):
         if self.materialize_grads:
             grads = [_zeros(m) if g is None and m is not None else g
                      for g, m in zip(grads, self._out_meta)]
-        result = cls.backward(self, *grads)
+        # a user-written ``vjp`` stands for ``backward`` (torch's alias)
+        result = (cls.backward if cls.backward is not Function.backward else cls.vjp)(
+            self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         n = len(self._is_tensor_input)
@@ -259,8 +261,8 @@ class Function:
 # NOTE [Custom Function tangents]
 # When an input of ``apply`` is dual, ``forward`` runs with forward AD off (the Function
 # is one primitive, as in torch) and ``jvp(ctx, *tangents)`` gives the outputs' tangents:
-# it receives one tangent per input (zeros for a tensor without one, None for a
-# non-tensor) and reads ``ctx.save_for_forward``'s tensors as ``ctx.saved_tensors``. A
+# it receives one tangent per input (zeros for a float or complex tensor without one,
+# None for any other input) and reads ``ctx.save_for_forward``'s tensors as ``ctx.saved_tensors``. A
 # non-differentiable output must get None; an output marked dirty must get its input's
 # tangent, modified in place.
 _ERR_JVP_NONDIFF = ("Function's jvp returned a gradient at position {}, but  the "
@@ -274,11 +276,12 @@ _ERR_JVP_DIRTY = ("An inplace custom Function is not modifying the forward mode 
 def _forward_tangents(cls, ctx, args, output):
     tans = []
     for a in args:
-        if not isinstance(a, Tensor):
+        if not isinstance(a, Tensor) or a._data.dtype.kind not in "fc":
             tans.append(None)
             continue
         t = _fw.get_tangent(a)
         tans.append(t if t is not None else Tensor._make(jnp.zeros_like(a._data)))
+    versions = [t._vc.v if isinstance(t, Tensor) else None for t in tans]
     ctx._in_jvp = True
     try:
         res = cls.jvp(ctx, *tans)
@@ -300,7 +303,8 @@ def _forward_tangents(cls, ctx, args, output):
         if t is None:
             continue
         if id(o) in dirty:
-            if not any(t is ta for a, ta in zip(args, tans) if a is o):
+            if not any(t is ta and ta._vc.v != v
+                       for a, ta, v in zip(args, tans, versions) if a is o):
                 raise RuntimeError(_ERR_JVP_DIRTY)
         if tuple(t.shape) != tuple(o.shape):
             raise RuntimeError(

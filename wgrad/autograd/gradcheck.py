@@ -100,6 +100,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     >>> wgrad.autograd.gradcheck(lambda z: (z * z.conj()).real.sum(), (z,))
     True
     """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
+                             "to be True")
     inputs = _as_tuple(inputs)
     diff_in = _differentiable_inputs(inputs)
     outputs = _as_tuple(func(*inputs))
@@ -146,11 +149,15 @@ def _check_grad_dtype(g, x, check_grad_dtypes):
 # forward-mode convention (the R-linear pushforward, NOTE [Tangents of primitives]), so
 # the finite difference along u is their value, for complex inputs and outputs alike.
 
-def _jvp_outputs(func, inputs, i, u):
-    x = inputs[i]
+def _jvp_outputs(func, inputs, diff_in, i, u):
+    """Every differentiable input is dual (inputs detached, as torch's check does); the
+    tangent is ``u`` for input ``i``, zero for the others."""
     with _fwad.dual_level():
-        args = list(inputs)
-        args[i] = _fwad.make_dual(x.detach(), tensor(u, dtype=x.dtype))
+        args = [a.detach() if _is_tensor(a) else a for a in inputs]
+        for q in diff_in:
+            x = inputs[q]
+            t = tensor(u, dtype=x.dtype) if q == i else zeros_like(args[q])
+            args[q] = _fwad.make_dual(args[q], t)
         outs = _as_tuple(func(*args))
         res = []
         for o in outs:
@@ -172,7 +179,7 @@ def _forward_gradcheck(func, inputs, diff_in, *, eps, atol, rtol, fast_mode):
                     for dr in _parts(x) for j in range(x.numel())]
         for u in dirs:
             num = _directional(func, inputs, i, u, eps)
-            ana = _jvp_outputs(func, inputs, i, u)
+            ana = _jvp_outputs(func, inputs, diff_in, i, u)
             for oi, (n, a) in enumerate(zip(num, ana)):
                 if not np.all(np.abs(a - n) <= atol + rtol * np.abs(n)):
                     raise GradcheckError(
