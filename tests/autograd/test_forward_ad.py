@@ -247,3 +247,93 @@ def test_forward_over_reverse_hvp(create_graph):
 def test_no_level_costs_no_tangents():
     x = wgrad.tensor(R)
     assert fwAD.unpack_dual(x.sin()).tangent is None
+
+
+def _view_checks(m, fw):
+    class ViewFn(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, flag):
+            ctx.flag = flag
+            return x.narrow(0, 0, 2)
+
+        @staticmethod
+        def jvp(ctx, t, _):
+            res = t.narrow(0, 0, 2)
+            if ctx.flag != "ok":
+                res = res.clone()
+            if ctx.flag in ("other", "other_base"):
+                res = res.view_as(res)
+            return res
+
+    class AsIs(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 2, (t.view_as(t) if AsIs.view else t)
+
+    out = []
+    for flag in ("ok", "not_a_view", "other", "other_base"):
+        for rg in (False, True):
+            with fw.dual_level():
+                x = m.ones(4, 3, dtype=m.float64, requires_grad=rg)
+                x = x.view_as(x) if flag == "other_base" else x
+                d = fw.make_dual(x, m.ones(4, 3, dtype=m.float64))
+                d = d.view_as(d) if flag == "other_base" else d
+                try:
+                    r = ViewFn.apply(d, flag)
+                    out.append(fw.unpack_dual(r).tangent._base is not None)
+                except RuntimeError as e:
+                    out.append(str(e))
+    for view in (True, False):
+        AsIs.view = view
+        with fw.dual_level():
+            t = m.ones(2, dtype=m.float64)
+            try:
+                _, o = AsIs.apply(fw.make_dual(m.ones(2, dtype=m.float64), t))
+                out.append(fw.unpack_dual(o).tangent._base is t)
+            except RuntimeError as e:
+                out.append(str(e))
+    return out
+
+
+def test_custom_function_view_checks_match_torch():
+    assert _view_checks(wgrad, fwAD) == _view_checks(torch, tfwAD)
+
+
+def _functional(m):
+    F = m.autograd.functional
+    x = m.tensor([0.5, -1.0, 2.0], dtype=m.float64)
+    z = m.tensor([0.5 + 1j, -1.0 - 0.3j], dtype=m.complex128)
+    res = [
+        F.jacobian(lambda a: (a.sin() * a.exp(), a.sum() * a), x, vectorize=True,
+                   strategy="forward-mode"),
+        F.jacobian(lambda a, b: a * b.sum(), (x, x * 2), vectorize=True,
+                   strategy="forward-mode"),
+        F.jacobian(lambda a: a * a.exp(), z, vectorize=True, strategy="forward-mode"),
+        F.hessian(lambda a: (a.sin() * a.exp()).sum() + a.prod(), x, vectorize=True,
+                  outer_jacobian_strategy="forward-mode"),
+        F.hessian(lambda a, b: (a.sin() * b.exp()).sum(), (x, x * 2), vectorize=True,
+                  outer_jacobian_strategy="forward-mode"),
+    ]
+
+    def flat(r):
+        if isinstance(r, (list, tuple)):
+            return [type(r).__name__] + [flat(e) for e in r]
+        return np.asarray(r.detach())
+    return flat(res)
+
+
+def _assert_same(a, b):
+    if isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b) and a[0] == b[0]
+        for x, y in zip(a[1:], b[1:]):
+            _assert_same(x, y)
+    else:
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_functional_forward_mode_matches_torch():
+    _assert_same(_functional(wgrad), _functional(torch))

@@ -273,6 +273,27 @@ _ERR_JVP_DIRTY = ("An inplace custom Function is not modifying the forward mode 
                   "function must modify the corresponding gradient inplace.")
 
 
+def _check_view_tangent(o, t, args, tans):
+    """An output that is an input, or a view of one, needs a tangent that is a view of
+    that input's tangent (of its base when the tangent is itself a view)."""
+    for a, ta in zip(args, tans):
+        if ta is None:
+            continue
+        b = o._base
+        if not (o is a or (b is not None and (b is a or b is a._base))):
+            continue
+        if t._base is None:
+            raise RuntimeError("A custom Function's forward is returning a view (or an input "
+                               "as-is) but the jvp is not returning a view.")
+        if ta._base is None and t._base is not ta:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                               "returning a view of the given grad input.")
+        if ta._base is not None and t._base is not ta._base:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                               "returning a view of the same base as the given grad input.")
+        return
+
+
 def _forward_tangents(cls, ctx, args, output):
     tans = []
     for a in args:
@@ -306,6 +327,7 @@ def _forward_tangents(cls, ctx, args, output):
             if not any(t is ta and ta._vc.v != v
                        for a, ta, v in zip(args, tans, versions) if a is o):
                 raise RuntimeError(_ERR_JVP_DIRTY)
+        _check_view_tangent(o, t, args, tans)
         if tuple(t.shape) != tuple(o.shape):
             raise RuntimeError(
                 f"Trying to set a forward gradient that has a different size than that of "
