@@ -22,11 +22,12 @@ _ERR_EXIT = ("Trying to exit a forward AD level that was not the last one that w
 
 
 class _State:
-    __slots__ = ("active", "level")
+    __slots__ = ("active", "level", "generation")
 
     def __init__(self):
         self.active = False
         self.level = -1
+        self.generation = 0  # bumped on every enter: tells one level's values from the next
 
 
 state = _State()
@@ -45,6 +46,7 @@ def enter_level():
         if state.level >= 0:
             raise RuntimeError(_ERR_NESTED)
         state.level = 0
+        state.generation += 1
         state.active = True
         return 0
 

@@ -405,13 +405,14 @@ def _push_tangents(prim, args, akey, attrs, res):
     node = outs[0]._grad_fn
     if type(node) is OpNode and node.prim is prim:
         # a saved result is rebuilt on unpack: its tangent must come back with it
-        node.fw_results = tuple(_get_tangent(o) for o in outs)
+        node.fw_results = (_fw.generation, tuple(_get_tangent(o) for o in outs))
 
 
 def _restore_result_tangents(node, sv):
     ts = getattr(node, "fw_results", None)
-    if ts is None:
+    if ts is None or ts[0] != _fw.generation:  # recorded in an earlier level
         return
+    ts = ts[1]
     if "result" in sv and sv["result"] is not None:
         _set_tangent(sv["result"], ts[0])
     if "results" in sv:
