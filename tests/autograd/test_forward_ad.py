@@ -337,3 +337,9 @@ def _assert_same(a, b):
 
 def test_functional_forward_mode_matches_torch():
     _assert_same(_functional(wgrad), _functional(torch))
+
+
+def test_gradcheck_batched_grad():
+    z = wgrad.tensor(C, requires_grad=True)
+    assert gradcheck(lambda z: (z.exp() * z.conj()).sum(0), (z,), check_batched_grad=True,
+                     check_forward_ad=True)

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._creation import tensor, zeros_like
+from ..ops import stack
 from .._tensor import Tensor
 from . import forward_ad as _fwad
 from . import grad
@@ -114,6 +115,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         if check_backward_ad:
             check(func, inputs, outputs, diff_in, diff_out, eps=eps, atol=atol, rtol=rtol,
                   nondet_tol=nondet_tol, check_grad_dtypes=check_grad_dtypes)
+        if check_backward_ad and check_batched_grad:
+            _batched_gradcheck(inputs, outputs, diff_in, diff_out, atol=atol, rtol=rtol)
         if check_forward_ad:
             _forward_gradcheck(func, inputs, diff_in, eps=eps, atol=atol, rtol=rtol,
                                fast_mode=fast_mode)
@@ -141,6 +144,29 @@ def _differentiable_inputs(inputs):
 def _check_grad_dtype(g, x, check_grad_dtypes):
     if check_grad_dtypes and g.dtype is not x.dtype:
         raise GradcheckError("Gradient has dtype mismatch")
+
+
+# -- batched backward: grad(is_grads_batched=True) against one grad per batch element ----
+
+def _batched_gradcheck(inputs, outputs, diff_in, diff_out, *, atol, rtol):
+    rng = np.random.default_rng(1)
+    ins = [inputs[i] for i in diff_in]
+    for k in diff_out:
+        o = outputs[k]
+        vs = [tensor(_random_like(rng, tuple(o.shape), o._data.dtype), dtype=o.dtype)
+              for _ in range(2)]
+        batched = grad(o, ins, stack(vs), retain_graph=True, allow_unused=True,
+                       is_grads_batched=True)
+        for v_idx, v in enumerate(vs):
+            one = grad(o, ins, v, retain_graph=True, allow_unused=True)
+            for i, b, g in zip(diff_in, batched, one):
+                exp = np.zeros(tuple(inputs[i].shape)) if g is None else _to_np(g)
+                res = np.zeros(tuple(inputs[i].shape)) if b is None else _to_np(b[v_idx])
+                if not np.allclose(res, exp, rtol=rtol, atol=atol):
+                    raise GradcheckError(
+                        f"For output {k} and input {i}:\n\ngradcheck or gradgradcheck "
+                        f"failed while testing batched gradient computation.\n\nGot:\n"
+                        f"{res}\n\nExpected:\n{exp}")
 
 
 # -- forward mode: J u from dual tensors against (f(x + eps u) - f(x - eps u)) / (2 eps) --
