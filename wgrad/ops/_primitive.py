@@ -323,8 +323,8 @@ _UNKNOWN = object()
 # is not enough:
 # - a view primitive applies itself to the tangent, so the tangent of a view is a view of
 #   the tangent (NOTE [Views]);
-# - ``Primitive(jvp=rule)`` gives ``rule(primals, tangents, **attrs)`` over arrays (absent
-#   tangents are zeros) where JAX's derivative at a non-differentiable point is not
+# - ``Primitive(jvp=rule)`` gives ``rule(primals, tangents, **attrs)`` over arrays (an
+#   absent tangent is None) where JAX's derivative at a non-differentiable point is not
 #   torch's (abs'(0) is 0 in torch, 1 in JAX);
 # - integer and boolean outputs, and ``nondiff_outputs``, get no tangent;
 # - a tangent whose dtype is not its primal's is cast first (the real part for a complex
@@ -346,7 +346,7 @@ def _jvp_kernel(prim, akey, idx):
     def fun(vals, tans):
         tans = [_cast_tangent(t, vals[i]) for i, t in zip(idx, tans)]
         if rule is not None:
-            full = [jnp.zeros_like(v) if hasattr(v, "dtype") else 0 for v in vals]
+            full = [None] * len(vals)
             for i, t in zip(idx, tans):
                 full[i] = t
             return rule(tuple(vals), tuple(full), **attrs)

@@ -192,11 +192,38 @@ def _pow_fwd(self, exponent, *, dtype):
     return jnp.power(_c(self, dtype), _c(exponent, dtype))
 
 
+def _pow_jvp(p, t, *, dtype):
+    # NOTE [Tangents of primitives]: torch's tangent is its backward formulas' transpose,
+    # so, as there, a real input's share of a complex power is its real part, the base's
+    # share is 0 where the exponent is 0, the exponent's 0 where self == 0 and Re p >= 0
+    x, e = p
+    out = 0
+    for i, (v, tv) in enumerate(zip(p, t)):
+        if tv is None:
+            continue
+
+        def f(a, i=i):
+            return _pow_fwd(a, e, dtype=dtype) if i == 0 else _pow_fwd(x, a, dtype=dtype)
+        d = jax.jvp(f, (jnp.asarray(v),), (jnp.asarray(tv, jnp.result_type(v)),))[1]
+        if jnp.iscomplexobj(d) and not jnp.iscomplexobj(v):
+            d = jnp.real(d).astype(d.dtype)
+        if i == 0:
+            zero = jnp.asarray(e) == 0
+        else:
+            re = jnp.real(e) >= 0
+            if jnp.iscomplexobj(e):
+                re = re & (jnp.imag(e) == 0)
+            zero = (jnp.asarray(x) == 0) & re
+        out = out + jnp.where(zero, jnp.zeros_like(d), d)
+    return out
+
+
 _pow = Primitive("pow", _pow_fwd, node_name="PowBackward1",
-                 self=_pow_self, exponent=_pow_exponent)
-_pow_scalar = Primitive("pow", _pow_fwd, node_name="PowBackward0", self=_pow_self)
+                 self=_pow_self, exponent=_pow_exponent, jvp=_pow_jvp)
+_pow_scalar = Primitive("pow", _pow_fwd, node_name="PowBackward0", self=_pow_self,
+                        jvp=_pow_jvp)
 _rpow = Primitive("pow", _pow_fwd, node_name="PowBackward2",
-                  self=_pow_self, exponent=_pow_exponent)
+                  self=_pow_self, exponent=_pow_exponent, jvp=_pow_jvp)
 
 # NOTE [Integer powers]
 # ``x ** 2`` with a Python number is torch's PowBackward0: the exponent is a static
@@ -535,9 +562,9 @@ def _clamp_jvp(x, lo, hi, tx, tlo, thi):
     out = jnp.broadcast_to(tx, jnp.broadcast_shapes(*(jnp.shape(v) for v in (x, lo, hi)
                                                       if v is not None)))
     if lo is not None:
-        out = jnp.where(x < lo, tlo, out)
+        out = jnp.where(x < lo, 0 if tlo is None else tlo, out)
     if hi is not None:
-        out = jnp.where(x > hi, thi, out)
+        out = jnp.where(x > hi, 0 if thi is None else thi, out)
     return out.astype(tx.dtype)
 
 
