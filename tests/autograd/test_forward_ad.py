@@ -349,3 +349,17 @@ def test_gradcheck_batched_grad():
     z = wgrad.tensor(C, requires_grad=True)
     assert gradcheck(lambda z: (z.exp() * z.conj()).sum(0), (z,), check_batched_grad=True,
                      check_forward_ad=True)
+
+
+def _inference_dual(m, fw):
+    with m.inference_mode():
+        foo = m.ones(2)
+        with fw.dual_level():
+            dual = fw.make_dual(foo, m.ones(2))
+            is_view = dual._is_view()
+            dual += 1
+            return is_view, np.asarray(foo).tolist(), np.asarray(fw.unpack_dual(dual).tangent).tolist()
+
+
+def test_make_dual_in_inference_mode_matches_torch():
+    assert _inference_dual(wgrad, fwAD) == _inference_dual(torch, tfwAD)

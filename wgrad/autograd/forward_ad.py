@@ -7,8 +7,10 @@ from collections import namedtuple
 
 from .._autograd import forward_ad as _core
 from .._autograd.grad_mode import _DecoratorContextManager
+from .._autograd.grad_mode import _state as _grad_state
 from .._tensor import Tensor
 from ..ops import shape as _shape
+from ..ops._views import link_alias as _link_alias
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
@@ -111,7 +113,10 @@ def make_dual(tensor, tangent, *, level=None):
     if _core.get_tangent(tensor) is not None:
         raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a "
                            f"forward gradient at the same level {level} is not supported.")
-    out = _primal_view(tensor)
+    if _grad_state.inference:  # as torch: an alias of the same data, not a view
+        out = _link_alias(tensor, Tensor._make(tensor._data), view=False)
+    else:
+        out = _primal_view(tensor)
     _core.set_tangent(out, tangent)
     return out
 

@@ -326,7 +326,8 @@ _UNKNOWN = object()
 # - ``Primitive(jvp=rule)`` gives ``rule(primals, tangents, **attrs)`` over arrays (an
 #   absent tangent is None) where JAX's derivative at a non-differentiable point is not
 #   torch's (abs'(0) is 0 in torch, 1 in JAX);
-# - integer and boolean outputs, and ``nondiff_outputs``, get no tangent;
+# - integer and boolean outputs, ``nondiff_outputs``, and ops in inference mode get no
+#   tangent;
 # - a tangent whose dtype is not its primal's is cast first (the real part for a complex
 #   tangent of a real primal).
 # Tangents computed this way are not recorded for backward (reverse-over-forward).
@@ -374,6 +375,8 @@ def _cast_tangent(t, v):
 
 def _push_tangents(prim, args, akey, attrs, res):
     """Give ``res`` (a Tensor or a tuple) the tangents of a call with dual inputs."""
+    if _state.inference:  # inference mode computes no tangents, as in torch
+        return
     if prim.variadic:
         args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
     idx, tans = [], []
