@@ -363,3 +363,33 @@ def _inference_dual(m, fw):
 
 def test_make_dual_in_inference_mode_matches_torch():
     assert _inference_dual(wgrad, fwAD) == _inference_dual(torch, tfwAD)
+
+
+def _reverse_over_forward(m, fw, f, x, t):
+    xp = m.tensor(x, requires_grad=True)
+    tp = m.tensor(t, requires_grad=True)
+    with fw.dual_level():
+        tan = fw.unpack_dual(f(m, fw.make_dual(xp, tp))).tangent
+        if not tan.requires_grad:  # a constant tangent (sgn, angle of a real input)
+            return None
+        w = m.tensor(np.linspace(0.5, 1.5, tan.numel()).reshape(tuple(tan.shape)))
+        loss = (tan * w).sum()
+        loss = loss.real if loss.is_complex() else loss
+        gs = m.autograd.grad(loss, (xp, tp), allow_unused=True)
+    return [None if g is None else
+            (g.numpy(force=True) if m is torch else np.asarray(g)) for g in gs]
+
+
+@pytest.mark.parametrize("name,f,x,t", [c for c in _cases() if "kink" not in c.id])
+def test_reverse_over_forward_matches_torch(name, f, x, t):
+    # NOTE [Recorded tangents]: a tangent is differentiable in its primal and in itself
+    a = _reverse_over_forward(wgrad, fwAD, f, x, t)
+    b = _reverse_over_forward(torch, tfwAD, f, x, t)
+    if b is None:
+        assert a is None or not any(np.any(g) for g in a if g is not None)
+        return
+    for ga, gb in zip(a, b):
+        if gb is None:
+            assert ga is None or not np.any(ga)
+        else:
+            np.testing.assert_allclose(ga, gb, rtol=1e-8, atol=1e-10)

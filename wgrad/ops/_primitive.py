@@ -100,6 +100,9 @@ class Primitive:
         prim.jvp = jvp
         prim._jvp_cache = {}
 
+    # a generated op that computes tangents (NOTE [Recorded tangents]) has none itself
+    no_tangent = False
+
     def __repr__(self):
         return f"<wgrad primitive {self.name}>"
 
@@ -330,7 +333,8 @@ _UNKNOWN = object()
 #   tangent;
 # - a tangent whose dtype is not its primal's is cast first (the real part for a complex
 #   tangent of a real primal).
-# Tangents computed this way are not recorded for backward (reverse-over-forward).
+# With grad mode on and a primal or tangent that requires grad, the same function runs as a
+# recorded op instead (NOTE [Recorded tangents]), so tangents can be differentiated.
 _JVP_MAX = 1024
 
 
@@ -375,7 +379,7 @@ def _cast_tangent(t, v):
 
 def _push_tangents(prim, args, akey, attrs, res):
     """Give ``res`` (a Tensor or a tuple) the tangents of a call with dual inputs."""
-    if _state.inference:  # inference mode computes no tangents, as in torch
+    if _state.inference or prim.no_tangent:  # inference mode computes no tangents, as torch
         return
     if prim.variadic:
         args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
@@ -397,18 +401,122 @@ def _push_tangents(prim, args, akey, attrs, res):
     if all(i in prim.nondiff_outputs or o._data.dtype.kind not in _DIFF_KINDS
            for i, o in enumerate(outs)):
         return
-    k = _jvp_kernel(prim, akey, tuple(idx))
-    vals = [a._data if isinstance(a, Tensor) else a for a in args]
-    touts = k(vals, [t._data for t in tans])
-    if single:
-        touts = (touts,)
-    for i, (o, t) in enumerate(zip(outs, touts)):
-        if i not in prim.nondiff_outputs and o._data.dtype.kind in _DIFF_KINDS:
-            _set_tangent(o, _make(t))
+    diff = [i not in prim.nondiff_outputs and o._data.dtype.kind in _DIFF_KINDS
+            for i, o in enumerate(outs)]
+    touts = None
+    if _state.grad and _any_requires_grad(args, tans):
+        touts = _recorded_tangents(prim, akey, tuple(idx), args, tans, diff)
+    if touts is None:
+        k = _jvp_kernel(prim, akey, tuple(idx))
+        vals = [a._data if isinstance(a, Tensor) else a for a in args]
+        touts = k(vals, [t._data for t in tans])
+        if single:
+            touts = (touts,)
+        touts = [_make(t) for t in touts]
+    for o, t, d in zip(outs, touts, diff):
+        if d:
+            _set_tangent(o, t)
     node = outs[0]._grad_fn
     if type(node) is OpNode and node.prim is prim:
         # a saved result is rebuilt on unpack: its tangent must come back with it
         node.fw_results = (_fw.generation, tuple(_get_tangent(o) for o in outs))
+
+
+# NOTE [Recorded tangents]
+# When grad mode is on and a primal or a tangent requires grad, a tangent must itself be
+# differentiable (reverse-over-forward). It is then computed by a generated primitive whose
+# forward is the JVP kernel's function over (tensor inputs, tangents) and whose backward is
+# the JAX identity of NOTE [Conjugate Wirtinger convention], conj(jax.vjp(f)(conj g)), a
+# generated primitive again, so any order works. Python scalar arguments become static
+# attributes of the generated op (one compiled kernel per value: this path is rare).
+_GENERATED = {}
+
+
+def _any_requires_grad(args, tans):
+    for a in args:
+        if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
+            return True
+    for t in tans:
+        if t._requires_grad or t._grad_fn is not None:
+            return True
+    return False
+
+
+def _generated(key, fun, nout, name):
+    """The primitive ``fun(*xs)`` over tensors, differentiable to any order."""
+    p = _GENERATED.get(key)
+    if p is not None:
+        return p
+
+    def backward(xs, gs):
+        diff = tuple(i for i, x in enumerate(xs) if x._data.dtype.kind in _DIFF_KINDS)
+        if not diff:
+            return [None] * len(xs)
+        n_in = len(xs)
+
+        def vjp(*a):
+            ins, cts = a[:n_in], a[n_in:]
+
+            def g(*d):
+                full = list(ins)
+                for i, v in zip(diff, d):
+                    full[i] = v
+                return fun(*full)
+            _, pull = jax.vjp(g, *[ins[i] for i in diff])
+            cts = tuple(jnp.conj(c) for c in cts)
+            res = tuple(jnp.conj(r) for r in pull(cts[0] if nout == 1 else cts))
+            return res[0] if len(res) == 1 else res
+        op = _generated(("vjp", key, diff), vjp, len(diff), name + "_vjp")
+        outs = op(*xs, *gs)
+        outs = (outs,) if len(diff) == 1 else outs
+        full = [None] * n_in
+        for i, o in zip(diff, outs):
+            full[i] = o
+        return full
+    if nout == 1:
+        formula = lambda grad, xs: backward(xs, (grad,))  # noqa: E731
+    else:
+        formula = lambda grads, xs: backward(xs, grads)  # noqa: E731
+    p = Primitive(name, lambda *xs: fun(*xs), nout=nout, xs=formula)
+    p.no_tangent = True
+    if len(_GENERATED) >= _JVP_MAX:
+        _GENERATED.clear()
+    _GENERATED[key] = p
+    return p
+
+
+def _recorded_tangents(prim, akey, idx, args, tans, diff):
+    """The tangents as recorded ops (NOTE [Recorded tangents]), or None when a static
+    argument cannot key the generated op."""
+    tpos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+    consts = tuple((i, a) for i, a in enumerate(args) if not isinstance(a, Tensor))
+    key = ("jvp", prim, akey, idx, tpos, consts)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    kernel = _jvp_kernel(prim, akey, idx)
+    dpos = tuple(i for i, d in enumerate(diff) if d)
+    n_t, n_args, single = len(tpos), len(args), prim.nout == 1
+
+    def fun(*xs):
+        vals = [None] * n_args
+        for i, c in consts:
+            vals[i] = c
+        for i, x in zip(tpos, xs[:n_t]):
+            vals[i] = x
+        out = kernel.__wrapped__(vals, list(xs[n_t:])) if hasattr(kernel, "__wrapped__") \
+            else kernel(vals, list(xs[n_t:]))
+        out = (out,) if single else out
+        out = tuple(out[i] for i in dpos)
+        return out[0] if len(out) == 1 else out
+    op = _generated(key, fun, len(dpos), prim.name + "_jvp")
+    res = op(*[args[i] for i in tpos], *tans)
+    res = (res,) if len(dpos) == 1 else res
+    touts = [None] * len(diff)
+    for i, r in zip(dpos, res):
+        touts[i] = r
+    return touts
 
 
 def _restore_result_tangents(node, sv):
