@@ -4,6 +4,8 @@
     python bench/run.py --quick    # fewer repetitions
     python bench/run.py --only chain,phase
     python bench/run.py --rounds 5      # more rounds (default 3)
+    python bench/run.py --device cuda   # the same workloads on a GPU: wgrad, jax.jit and
+                                        # torch cuda in one run (docs/performance.md, GPU)
 
 Each (workload, implementation) cell runs in its own subprocess so that its peak
 memory (max RSS above the interpreter's baseline after imports) is its own. Within a
@@ -40,6 +42,8 @@ REPS = {"chain": 15, "mlp": 30, "phase": 30, "matmul": 5, "engine": 30}
 # ~0.1-0.3 s to settle again (phase, wgrad after PyTorch: 0.59 ms with one untimed step,
 # 0.52 ms with 25 ms of them, 0.41 ms with 0.1 s, 0.39 ms with 0.3 s; 0.38 ms alone).
 WARMUP_S, SWITCH_S = 0.5, 0.3
+# --device: the subprocesses of a run learn it from this variable
+DEVICE = os.environ.get("WGRAD_BENCH_DEVICE", "cpu")
 CHUNK_S = 0.05  # a pair's timed turn: at least this long (and at least 5 steps)
 
 
@@ -143,7 +147,8 @@ def problem(workload):
 def _bind(impl, wg_f, jx_f, torch_f, args, n_diff, workload):
     if impl in ("wgrad", "wgrad.compile"):
         import wgrad
-        ts = [wgrad.tensor(a, requires_grad=i < n_diff) for i, a in enumerate(args)]
+        ts = [wgrad.tensor(a, requires_grad=i < n_diff, device=DEVICE)
+              for i, a in enumerate(args)]
         params = ts[:n_diff]
 
         def step():
@@ -168,7 +173,8 @@ def _bind(impl, wg_f, jx_f, torch_f, args, n_diff, workload):
     if impl.startswith("jax"):
         import jax
         import jax.numpy as jnp
-        arrs = [jnp.asarray(a) for a in args]
+        dev = jax.devices("gpu" if DEVICE == "cuda" else "cpu")[0]
+        arrs = [jax.device_put(jnp.asarray(a), dev) for a in args]
         g = jax.value_and_grad(jx_f, argnums=tuple(range(n_diff)))
         if impl == "jax.jit(jax.grad)":
             if workload == "chain":
@@ -184,13 +190,18 @@ def _bind(impl, wg_f, jx_f, torch_f, args, n_diff, workload):
         except ImportError:
             return None
         torch.set_num_threads(os.cpu_count() or 1)
-        ts = [torch.tensor(a, requires_grad=i < n_diff) for i, a in enumerate(args)]
+        if DEVICE == "cuda" and not torch.cuda.is_available():
+            return None
+        ts = [torch.tensor(a, device=DEVICE).requires_grad_(i < n_diff)
+              for i, a in enumerate(args)]
         params = ts[:n_diff]
+        sync = torch.cuda.synchronize if DEVICE == "cuda" else (lambda: None)
 
         def run():
             for p in params:
                 p.grad = None
             torch_f(*ts).backward()
+            sync()
         return run
     raise SystemExit(f"unknown impl {impl}")
 
@@ -332,7 +343,10 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pair", nargs=3, metavar=("WORKLOAD", "IMPL", "REFERENCE"))
+    ap.add_argument("--device", choices=("cpu", "cuda"), default=DEVICE)
     args = ap.parse_args()
+    if args.device != DEVICE:
+        _use_device(args.device)
     if args.one:
         one(args.one[0], args.one[1], args.reps)
         return
@@ -364,6 +378,26 @@ def main():
     print(table)
     if not args.no_write:
         write_doc(table, 1 if args.quick else args.rounds)
+
+
+def _use_device(device):
+    """Run everything on ``device``; for cuda, stop with a clear message when JAX sees no
+    GPU (its CUDA plugin missing, or no GPU in the machine)."""
+    global DEVICE
+    if device == "cuda":
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+        import jax
+        try:
+            gpus = jax.devices("gpu")
+        except RuntimeError:
+            gpus = []
+        if not gpus:
+            raise SystemExit(
+                "bench/run.py --device cuda: no GPU here. JAX sees only "
+                f"{[d.platform for d in jax.devices()]}; on a machine with an NVIDIA GPU "
+                "install JAX's CUDA build (pip install \"jax[cuda12]\") and, for the torch "
+                "column, a CUDA build of PyTorch.")
+    os.environ["WGRAD_BENCH_DEVICE"] = DEVICE = device
 
 
 def _cell(w, impl, reps):
@@ -408,6 +442,7 @@ def render(rows):
 
 def write_doc(table, rounds):
     import jax
+    dev = jax.devices("gpu" if DEVICE == "cuda" else "cpu")[0]
     here = os.path.dirname(os.path.abspath(__file__))
     path = os.path.join(here, "..", "docs", "performance.md")
     try:
@@ -417,19 +452,25 @@ def write_doc(table, rounds):
         tv = "not installed"
     machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python "
                f"{platform.python_version()}, JAX {jax.__version__} "
-               f"({jax.devices()[0].platform}), PyTorch {tv}")
+               f"({dev.platform}{', ' + dev.device_kind if DEVICE == 'cuda' else ''}), "
+               f"PyTorch {tv}")
     stamp = time.strftime("%Y-%m-%d")
-    block = (f"<!-- bench:begin -->\nMeasured {stamp} by `python bench/run.py` on: "
+    begin, end_mark = (("<!-- bench-cuda:begin -->", "<!-- bench-cuda:end -->")
+                       if DEVICE == "cuda" else ("<!-- bench:begin -->", "<!-- bench:end -->"))
+    cmd = "python bench/run.py" + (" --device cuda" if DEVICE == "cuda" else "")
+    block = (f"{begin}\nMeasured {stamp} by `{cmd}` on: "
              f"{machine}.\nMedian per step (forward + backward), the lowest of {rounds} "
              f"round(s); lower is better.\n\n"
-             f"{table}<!-- bench:end -->")
+             f"{table}{end_mark}")
     try:
         with open(path) as f:
             doc = f.read()
     except FileNotFoundError:
         doc = "# Performance\n\n<!-- bench:begin -->\n<!-- bench:end -->\n"
-    start, end = doc.index("<!-- bench:begin -->"), doc.index("<!-- bench:end -->")
-    doc = doc[:start] + block + doc[end + len("<!-- bench:end -->"):]
+    if begin not in doc:
+        doc = doc.rstrip("\n") + f"\n\n## On a GPU\n\n{begin}\n{end_mark}\n"
+    start, end = doc.index(begin), doc.index(end_mark)
+    doc = doc[:start] + block + doc[end + len(end_mark):]
     with open(path, "w") as f:
         f.write(doc)
 

@@ -1,9 +1,14 @@
 import os
 
-import pytest
-from hypothesis import HealthCheck, settings
+# On a GPU each pytest-xdist worker would otherwise preallocate 75% of its memory and the
+# second one would fail to start (issue #23); set before JAX is imported
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
-import wgrad
+import jax  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+import wgrad  # noqa: E402
 from wgrad._autograd.grad_mode import _state
 
 settings.register_profile("dev", max_examples=8, deadline=None,
@@ -40,3 +45,30 @@ def _saved_hooks_restore(snapshot):
         return
     from wgrad._autograd.graph import _hooks_state
     _hooks_state().stack[:] = snapshot
+
+
+# -- tolerances for comparing with torch -------------------------------------------------
+# (rtol, atol) per dtype: torch.testing.assert_close's defaults on a CPU. On a GPU, XLA's
+# kernels legitimately differ from torch's by more (reductions reassociated and fused,
+# other cuBLAS/cuFFT algorithms, transcendental functions by other approximations), so the
+# tolerances grow by GPU_FACTOR there.
+_TOLERANCES = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5),
+               "float32": (1.3e-6, 1e-5), "complex64": (1.3e-6, 1e-5),
+               "float64": (1e-7, 1e-7), "complex128": (1e-7, 1e-7)}
+GPU_FACTOR = 10
+
+
+def tolerance(dtype, device=None):
+    """``(rtol, atol)`` for comparing a result of ``dtype`` with torch's, on ``device``
+    (default: where JAX computes, ``jax.default_backend()``)."""
+    name = str(dtype).rsplit(".", 1)[-1]
+    rtol, atol = _TOLERANCES.get(name, (0.0, 0.0))
+    on_gpu = (str(device).split(":")[0] in ("cuda", "gpu") if device is not None
+              else jax.default_backend() == "gpu")
+    return (rtol * GPU_FACTOR, atol * GPU_FACTOR) if on_gpu else (rtol, atol)
+
+
+@pytest.fixture
+def tol():
+    """The ``tolerance`` function, for tests comparing with torch."""
+    return tolerance

@@ -22,7 +22,7 @@ LOCAL_IMPORTS_ALLOWED = {
     # pad needs indexing, which imports shape at module level
     ("wgrad.ops.shape", "wgrad.ops.indexing"),
 }
-OPTIONAL_DEPENDENCIES = ("hypothesis",)
+OPTIONAL_DEPENDENCIES = ("hypothesis", "matplotlib", "IPython")  # IPython: wgrad.viz in a notebook
 
 
 def _modules():

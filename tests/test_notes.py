@@ -49,3 +49,13 @@ def test_the_scan_finds_notes_and_broken_titles():
     assert "Conjugate Wirtinger convention" in defined
     assert _titles("x  # (NOTE [Recording\n    # cost])") == {"Recording cost"}
     assert _titles("see NOTE\n[Fast path] here") == {"Fast path"}
+
+
+def test_architecture_md_indexes_every_note_where_it_is_defined():
+    """docs/architecture.md's NOTE table names each note of wgrad/ and its file."""
+    with open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8") as fh:
+        rows = dict(re.findall(r"^\| ([^|]+?) \| (wgrad/[^ |]+) \|$", fh.read(), re.M))
+    defined, _ = _scan()
+    in_wgrad = {t: p for t, p in defined.items() if p.startswith("wgrad" + os.sep)}
+    assert {t: rows.get(t) for t in in_wgrad} == {t: p.replace(os.sep, "/")
+                                                  for t, p in in_wgrad.items()}

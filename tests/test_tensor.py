@@ -129,3 +129,26 @@ def test_like_functions_keep_the_device():
             " wgrad.full_like(x, 2.0).device)\n")
     out = _run_python(code, XLA_FLAGS="--xla_force_host_platform_device_count=2")
     assert out.stdout.split() == ["cpu:1", "cpu:1", "cpu", "cpu:1"]
+
+
+@pytest.mark.parametrize("arg", [None, "float64", "complex64", "torch.DoubleTensor",
+                                 "torch.LongTensor", "DoubleTensor", "float32", "foo", 3])
+def test_type_matches_torch(arg):
+    """Tensor.type(): the legacy name, or a cast to a dtype, legacy name or class."""
+    torch = pytest.importorskip("torch")
+
+    def run(m):
+        t = m.tensor([1.5, -2.0])
+        a = arg
+        if arg in ("float64", "complex64", "float32"):
+            a = getattr(m, arg)
+        elif arg == "DoubleTensor":
+            a = m.DoubleTensor
+        try:
+            r = t.type() if a is None else t.type(a)
+        except Exception as e:
+            return type(e).__name__, str(e)
+        if isinstance(r, str):
+            return r
+        return str(r.dtype).split(".")[-1], r.tolist(), r is t
+    assert run(wgrad) == run(torch)

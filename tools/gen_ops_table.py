@@ -45,6 +45,8 @@ SECTIONS = (
     ("Matrix products and matrix functions", "wgrad.ops.linear_algebra"),
     ("In-place variants", "wgrad.ops.inplace"),
     ("Convolutions", "wgrad.ops.conv"),
+    ("Activations", "wgrad.ops.activation"),
+    ("Layer ops: transposed convolutions, normalisation, distances", "wgrad.ops.layer"),
     ("`wgrad.fft`", "wgrad.fft"),
     ("`wgrad.linalg`", "wgrad.linalg"),
     ("`wgrad.nn.functional`", "wgrad.nn.functional"),
@@ -217,6 +219,54 @@ EXAMPLES = {
     # convolutions
     "conv1d": Ex((1, 1, 4), (1, 1, 2), (1,)),
     "conv2d": Ex((1, 1, 3, 3), (1, 1, 2, 2), (1,)),
+    # activations, layers and losses (wgrad.ops.activation, layer, loss; nn.functional)
+    **{n: Ex(S, call=lambda f, x: f(x, 1)) for n in ("softmax", "log_softmax", "softmin")},
+    "conv_transpose1d": Ex((1, 1, 4), (1, 1, 2), (1,)),
+    "conv_transpose2d": Ex((1, 1, 3, 3), (1, 1, 2, 2), (1,)),
+    "linear": Ex(S, S, (2,)),
+    "bilinear": Ex(S, S, (3, 2, 2), (3,)),
+    "embedding": Ex((3, 2), call=lambda f, w: f(_i(0, 2, 2), w)),
+    "layer_norm": Ex(S, (2,), (2,), call=lambda f, x, w, b: f(x, (2,), w, b)),
+    "batch_norm": Ex(S, (2,), (2,), call=lambda f, x, w, b: f(x, None, None, w, b, True)),
+    "one_hot": Ex(S, call=lambda f, x: f((x * 3).long())),
+    **{n: BINARY for n in ("cosine_similarity", "pairwise_distance", "mse_loss", "l1_loss",
+                           "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+                           "binary_cross_entropy_with_logits")},
+    **{n: Ex(S, call=lambda f, x: f(x, _i(0, 1))) for n in ("cross_entropy", "nll_loss")},
+    "kl_div": Ex(S, S, call=lambda f, x, t: f(x, t, reduction="batchmean")),
+    "group_norm": Ex((1, 2, 2), call=lambda f, x: f(x, 1)),
+    "instance_norm": Ex((1, 2, 2)),
+    "rms_norm": Ex(S, (2,), call=lambda f, x, w: f(x, (2,), w)),
+    "scaled_dot_product_attention": Ex(S, S, S),
+    "gaussian_nll_loss": Ex(S, S, S),
+    **{n: Ex(S, S, S) for n in ("margin_ranking_loss", "cosine_embedding_loss",
+                                "triplet_margin_loss")},
+    **{n: BINARY for n in ("poisson_nll_loss", "hinge_embedding_loss", "soft_margin_loss",
+                           "multilabel_soft_margin_loss")},
+    **{f"wgrad.nn.functional:{n}_": UNARY.inplace()
+       for n in ("relu", "leaky_relu", "elu", "selu", "celu", "hardtanh", "rrelu")},
+    # pooling, interpolation, folding and more activations (wgrad/nn/_pooling.py ...)
+    **{f"{k}{d}d": Ex((1, 1) + (2,) * d, call=lambda f, x: f(x, 2))
+       for d in (1, 2, 3) for k in ("max_pool", "avg_pool")},
+    **{f"max_pool{d}d_with_indices": Ex((1, 1) + (2,) * d, call=lambda f, x: f(x, 2))
+       for d in (1, 2, 3)},
+    **{f"max_unpool{d}d": Ex((1, 1) + (2,) * d, call=lambda f, v, i: f(v, i, 2),
+                             pre=lambda x, d=d: getattr(wgrad.nn.functional, f"max_pool{d}d")(
+                                 x, 2, return_indices=True))
+       for d in (1, 2, 3)},
+    **{f"adaptive_{k}_pool{d}d{w}": Ex((1, 1) + (2,) * d, call=lambda f, x: f(x, 1))
+       for d in (1, 2, 3) for k in ("max", "avg") for w in ("", "_with_indices")
+       if not (k == "avg" and w)},
+    **{f"lp_pool{d}d": Ex((1, 1) + (2,) * d, call=lambda f, x: f(x, 2, 2)) for d in (1, 2, 3)},
+    **{n: Ex((1, 1, 2, 2), call=lambda f, x: f(x, scale_factor=2))
+       for n in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
+    "pixel_shuffle": Ex((1, 4, 1, 1), call=lambda f, x: f(x, 2)),
+    "pixel_unshuffle": Ex((1, 1, 2, 2), call=lambda f, x: f(x, 2)),
+    "fold": Ex((1, 4, 1), call=lambda f, x: f(x, (2, 2), (2, 2))),
+    "wgrad.nn.functional:unfold": Ex((1, 1, 2, 2), call=lambda f, x: f(x, (2, 2))),
+    "prelu": Ex(S, (1,)),
+    "threshold": Ex(S, call=lambda f, x: f(x, 0.5, 0.0)),
+    "wgrad.nn.functional:threshold_": Ex(S, call=lambda f, x: f(x, 0.5, 0.0)).inplace(),
 }
 
 # names that are not tensor ops: shown, never called
@@ -225,6 +275,8 @@ NOT_PROBED = {
     "fftfreq": "creation function (no tensor input)",
     "rfftfreq": "creation function (no tensor input)",
     "LinAlgError": "exception class",
+    **{n: "random (a new mask per call); its gradient is the mask, tests/nn"
+       for n in ("dropout", "dropout1d", "dropout2d", "dropout3d")},
 }
 
 

@@ -19,6 +19,8 @@ from ._dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # n
                      promote_types, set_default_dtype, uint8)
 from ._dtype import as_dtype as _as_dtype  # noqa: E402,F401
 from ._device import device  # noqa: E402
+from ._precision import (get_float32_matmul_precision,  # noqa: E402
+                         set_float32_matmul_precision)
 from ._tensor import Size, Tensor  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402
 from . import ops  # noqa: E402
@@ -26,13 +28,15 @@ from .ops import *  # noqa: E402,F401,F403
 from .ops._promote import result_type  # noqa: E402
 from ._creation import *  # noqa: E402,F401,F403
 from . import autograd  # noqa: E402
-from . import fft, jax, linalg, nn, optim  # noqa: E402
+from . import backends, cuda, fft, jax, linalg, nn, optim, utils  # noqa: E402
+from ._legacy import *  # noqa: E402,F401,F403
+from .serialization import load, save  # noqa: E402
 from .jax import compile, from_dlpack, from_jax, jax_function, to_jax  # noqa: E402,A004
 from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 
 half, float, double = float16, float32, float64  # noqa: A001
-cfloat, cdouble, long, short = complex64, complex128, int64, int16
+cfloat, cdouble, long, short, int = complex64, complex128, int64, int16, int32  # noqa: A001
 chalf = None
 __version__ = "0.1.0"
 

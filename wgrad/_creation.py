@@ -108,12 +108,37 @@ def _dt(dtype, default=None):
     return D.check_x64(D.as_dtype(dtype))
 
 
+# A filled array is made by a jitted program without arguments, cached per (shape, dtype,
+# value, device): the value is a constant of the program, so making one transfers nothing
+# from the host (NOTE [Python scalars as device constants] in ops/_primitive.py) and lands
+# on its device directly.
+_FILLERS = {}
+_FILLERS_MAX = 512
+
+
+def _made(make, args, requires_grad, device):
+    """``make(*args)`` by a cached jitted program without arguments."""
+    jdev = None if device is None else _dev(device).jax_device()
+    key = (make, tuple(map(repr, args)), jdev)  # repr: 0, 0.0, -0.0, False, nan apart
+    f = _FILLERS.get(key)
+    if f is None:
+        if len(_FILLERS) >= _FILLERS_MAX:
+            _FILLERS.clear()
+        out = None if jdev is None else jax.sharding.SingleDeviceSharding(jdev)
+        f = _FILLERS[key] = jax.jit(lambda: make(*args), out_shardings=out)
+    return _finish(f(), requires_grad)
+
+
+def _filled(shape, value, dtype, requires_grad, device):
+    return _made(jnp.full, (shape, value, dtype), requires_grad, device)
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(jnp.zeros(_size(size), _dt(dtype).np), requires_grad, device)
+    return _filled(_size(size), 0, _dt(dtype).np, requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(jnp.ones(_size(size), _dt(dtype).np), requires_grad, device)
+    return _filled(_size(size), 1, _dt(dtype).np, requires_grad, device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -123,6 +148,8 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = scalar_dtype(fill_value)
+    if isinstance(fill_value, (int, float, complex)):
+        return _filled(tuple(size), fill_value, _dt(dtype).np, requires_grad, device)
     return _finish(jnp.full(tuple(size), fill_value, _dt(dtype).np), requires_grad, device)
 
 
@@ -155,7 +182,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    return _finish(jnp.eye(n, m, dtype=_dt(dtype).np), requires_grad, device)
+    return _made(jnp.eye, (n, m, 0, _dt(dtype).np), requires_grad, device)
 
 
 # -- random ----------------------------------------------------------------------------
@@ -226,8 +253,10 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
                    dtype, device, requires_grad)
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None):
-    return randn(*(size or ()), generator=generator, dtype=dtype) * std + mean
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False):
+    out = randn(*(size or ()), generator=generator, dtype=dtype, device=device) * std + mean
+    return out.requires_grad_() if requires_grad else out
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,

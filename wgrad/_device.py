@@ -1,7 +1,10 @@
 """Torch-style device names mapped onto JAX devices."""
 import jax
 
-__all__ = ["device"]
+__all__ = ["device", "current_index"]
+
+# wgrad.cuda.set_device: the CUDA device that "cuda" without an index names
+current_index = [0]
 
 
 class device:
@@ -51,7 +54,9 @@ class device:
         except RuntimeError:
             raise RuntimeError(f"wgrad: no {self.type} device is available to JAX "
                                f"(jax.devices() = {jax.devices()})") from None
-        i = self.index or 0
+        i = self.index
+        if i is None:
+            i = current_index[0] if self.type == "cuda" else 0
         if i >= len(devs):
             raise RuntimeError(f"wgrad: {self} is out of range: JAX sees {len(devs)} "
                                f"{self.type} device(s)")

@@ -119,6 +119,14 @@ def check_x64(d):
     return d
 
 
+def from_legacy_type(name):
+    """The dtype of a legacy type name ("torch.FloatTensor"), or None."""
+    for d in _ALL:
+        if d.legacy_type == name:
+            return d
+    return None
+
+
 def as_dtype(d):
     """Convert a wgrad dtype, numpy/JAX dtype, Python type or name to a wgrad dtype."""
     if isinstance(d, dtype):

@@ -43,6 +43,14 @@ _ERR_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If
                   "use var_no_grad = var.detach().")
 
 
+# torch's errors for ``del t.<name>`` on autograd attributes (``del t.grad`` is allowed)
+_NO_DELETE = {"data": "Deleting tensor data is not allowed. Delete tensor instead!",
+              "requires_grad": "requires_grad must be a bool",
+              "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+              "grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+              "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
+
+
 class Tensor:
     """An n-dimensional array (a ``jax.Array``) that can record autograd history.
 
@@ -115,6 +123,24 @@ class Tensor:
 
     def element_size(self):
         return self.dtype.itemsize
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """The legacy type name (``"torch.FloatTensor"``) without ``dtype``; with one (a
+        dtype, a legacy name or a legacy class such as ``wgrad.DoubleTensor``) the tensor
+        cast to it, or ``self`` when it already has that type."""
+        if dtype is None:
+            return self.dtype.legacy_type
+        if isinstance(dtype, str):
+            dt = _dtype.from_legacy_type(dtype)
+            if dt is None:
+                raise ValueError(f"invalid type: '{dtype}'")
+        elif isinstance(dtype, _dtype.dtype):
+            dt = dtype
+        elif isinstance(getattr(dtype, "dtype", None), _dtype.dtype):  # FloatTensor, ...
+            dt = dtype.dtype
+        else:
+            raise TypeError("dtype must be a type, str, or dtype object")
+        return self if dt is self.dtype else self.to(dt)
 
     def is_complex(self):
         return self.dtype.is_complex
@@ -194,6 +220,16 @@ class Tensor:
                 raise RuntimeError("assigned grad has data of a different size")
         self._grad = value
 
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    def __delattr__(self, name):
+        msg = _NO_DELETE.get(name)
+        if msg is not None:
+            raise RuntimeError(msg)
+        object.__delattr__(self, name)
+
     @property
     def retains_grad(self):
         return self._retains_grad
@@ -259,7 +295,8 @@ class Tensor:
         """AccumulateGrad's update of ``.grad`` (torch's accumulate_grad.h rules)."""
         old = self._grad
         if old is None:
-            self._grad = g.clone() if _grad_state.grad else _make(g._data)
+            # create_graph: torch copies into a fresh buffer, so .grad.grad_fn is CopyBackwards
+            self._grad = _make(g._data).copy_(g) if _grad_state.grad else _make(g._data)
         elif _grad_state.grad:
             self._grad = old + g
         else:
@@ -294,11 +331,17 @@ class Tensor:
 
     @data.setter
     def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got "
+                            f"{type(value).__name__}")
+        if self._requires_grad and value._data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
         self._data = value._data
 
     # -- conversion --------------------------------------------------------------------
     def numpy(self, *, force=False):
-        if self.requires_grad and not force:
+        if self.requires_grad and not force and _grad_state.grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return np.asarray(self._data)

@@ -84,3 +84,59 @@ def test_identity_helper_catches_a_dropped_conjugate():
     with pytest.raises(AssertionError, match="conj\\(jax.vjp"):
         assert_jax_identity(_no_conj, lambda a: a * a, (z,))
     np.testing.assert_allclose(_good(z).numpy(force=True), np.asarray(jnp.square(z._data)))
+
+
+# -- torch's failure reports (compared with torch.autograd.gradcheck) -------------------
+
+def _gradcheck_outcome(lib, case, fast_mode):
+    gc, ggc = lib.autograd.gradcheck, lib.autograd.gradgradcheck
+    x = lib.ones(1, dtype=lib.float64, requires_grad=True)
+
+    class NonDet(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t, jitter):
+            ctx.jitter = jitter
+            return t.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return NonDet.apply(g, ctx.jitter) * (1 + lib.rand_like(g) * ctx.jitter), None
+
+    def hooked(t):
+        y = lib.complex(t, t)
+        y.register_hook(lambda g: g + 1e-2)
+        return y
+
+    calls = {
+        "shape": lambda: gc(lambda t: lib.cat([t, t]) if bool((t >= 1).all()) else t, (x,),
+                            fast_mode=fast_mode),
+        "dtype": lambda: gc(lambda t: t.to(lib.float32) if bool((t >= 1).all()) else t, (x,),
+                            fast_mode=fast_mode),
+        "zero": lambda: gc(lambda t: t.detach() * 2, (x,), fast_mode=fast_mode),
+        "zero_quiet": lambda: gc(lambda t: t.detach() * 2, (x,), fast_mode=fast_mode,
+                                 raise_exception=False),
+        "no_outputs": lambda: gc(lambda t: (), (x,), fast_mode=fast_mode),
+        "nondet": lambda: gc(lambda t: NonDet.apply(t, 1e-6), (x,), fast_mode=fast_mode),
+        "nondet_tol": lambda: gc(lambda t: NonDet.apply(t, 1e-6), (x,), fast_mode=fast_mode,
+                                 nondet_tol=1e-5),
+        "nondet_2nd": lambda: ggc(lambda t: NonDet.apply(t, 1e-12), (x,), fast_mode=fast_mode),
+        "complex_part": lambda: gc(hooked, (x,), fast_mode=False),
+    }
+    try:
+        return repr(calls[case]())
+    except Exception as e:  # noqa: BLE001 - comparing whatever each library raises
+        msg = str(e).replace("torch.", "").replace("wgrad.", "")
+        # up to the numbers, and to torch's advice about its own test suite
+        return type(e).__name__, msg.split("\nnumerical")[0].split("\n\nNOTE")[0]
+
+
+@pytest.mark.parametrize("case", ["shape", "dtype", "zero", "zero_quiet", "no_outputs",
+                                  "nondet", "nondet_tol", "nondet_2nd", "complex_part"])
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_reports_match_torch(case, fast_mode):
+    torch = pytest.importorskip("torch")
+    got = _gradcheck_outcome(wgrad, case, fast_mode)
+    want = _gradcheck_outcome(torch, case, fast_mode)
+    if fast_mode and case in ("shape", "dtype"):  # which side grew depends on the random u
+        got, want = [(o[0], o[1].split("but got")[0]) for o in (got, want)]
+    assert got == want

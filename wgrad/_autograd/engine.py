@@ -24,7 +24,7 @@ from .grad_mode import _DecoratorContextManager
 from .grad_mode import _state as _grad_state
 from .forward_ad import state as _fw_state
 from . import anomaly_mode as _anomaly
-from .graph import GraphRoot, _hooks_tls, _set_current_graph_task
+from .graph import GraphRoot, _current, _hooks_tls, _set_current_graph_task
 from .saved import ERR_BACKWARD_TWICE
 
 __all__ = ["Engine", "GraphTask", "NodeTask", "InputBuffer", "ReadyQueue",
@@ -182,7 +182,7 @@ class GraphTask:
 
     __slots__ = ("keep_graph", "create_graph", "depth", "cpu_queue", "use_devices",
                  "dependencies", "not_ready", "exec_info", "captured", "outstanding", "lock",
-                 "error", "thread_state")
+                 "error", "thread_state", "final_callbacks")
 
     def __init__(self, keep_graph, create_graph, depth=0, cpu_queue=None, use_devices=False):
         self.keep_graph = keep_graph
@@ -197,6 +197,7 @@ class GraphTask:
         self.outstanding = 0                # NodeTasks queued or running
         self.lock = threading.Lock()        # guards dependencies/not_ready/outstanding
         self.error = None                   # first exception; stops all scheduling
+        self.final_callbacks = None         # queue_callback's, run once the task is done
         # the caller's thread-local state, installed around every node of this task
         # (NOTE [Thread-local state in backward])
         self.thread_state = (_grad_state.inference, tuple(_hooks_tls.stack),
@@ -324,10 +325,40 @@ class Engine:
             raise
         finally:
             _restore_state(prev)
+        if task.error is None and task.final_callbacks:
+            self._run_final_callbacks(task)
         if task.error is not None:
-            # the original exception object: its traceback still shows where it was raised
-            raise task.error
+            # the original exception object: its traceback still shows where it was raised.
+            # Neither the task nor this frame keeps it (error -> traceback -> this frame ->
+            # error would be a cycle holding the whole graph until a gc pass)
+            err, task.error = task.error, None
+            try:
+                raise err
+            finally:
+                del err
         return task.captured
+
+    def queue_callback(self, callback):
+        """Run ``callback()`` once the backward call now running on this thread is done
+        (torch's ``Variable._execution_engine.queue_callback``)."""
+        task = _current_task()
+        if task is None:
+            raise RuntimeError("Final callbacks can only be installed during backward pass.")
+        with task.lock:
+            if task.final_callbacks is None:
+                task.final_callbacks = []
+            task.final_callbacks.append(callback)
+
+    def _run_final_callbacks(self, task):
+        # with the task current, so that a callback may queue more (they run too)
+        outer = _set_current_graph_task(task)
+        try:
+            i = 0
+            while i < len(task.final_callbacks):
+                task.final_callbacks[i]()
+                i += 1
+        finally:
+            _set_current_graph_task(outer)
 
     # -- the loop every engine thread runs ----------------------------------------------
     def _thread_main(self, task):
@@ -369,7 +400,7 @@ class Engine:
         if info is not None:
             e = info.get(node)
             if e is not None and e.captures:
-                self._capture(task, node, inputs, e.captures)
+                self._capture(task, node, inputs, e.captures, e.needed)
             if e is None or not e.needed:
                 return task.finish_one()
         outputs = self._call_function(task, node, inputs)
@@ -382,12 +413,14 @@ class Engine:
         return self._schedule_successors(task, node, outputs)
 
     @staticmethod
-    def _capture(task, node, inputs, captures):
+    def _capture(task, node, inputs, captures, runs):
         """grad(inputs=...): store the gradients flowing into ``node`` that are results,
-        after the tensor hooks of the captured tensors."""
+        after the tensor hooks of the captured tensors. As torch: a node that also runs
+        (``runs``) calls its tensor hooks itself, once, so the capture takes the gradient
+        as it arrived."""
         for input_nr, out_i in captures:
             g = inputs[input_nr]
-            for hook in node._tensor_hooks_for(input_nr):
+            for hook in () if runs else node._tensor_hooks_for(input_nr):
                 if g is None:
                     break
                 r = hook(g)
@@ -594,6 +627,10 @@ class set_multithreading_enabled(_DecoratorContextManager):
 
 
 _engine = Engine()
+
+
+def _current_task():
+    return getattr(_current, "task", None)
 
 
 def get_default_engine():

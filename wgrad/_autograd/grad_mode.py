@@ -2,6 +2,7 @@
 import functools
 import inspect
 import threading
+import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled"]
@@ -25,6 +26,12 @@ def is_inference_mode_enabled():
     return _state.inference
 
 
+_WARN_CLASS = ("Decorating classes is deprecated and will be disabled in future versions. You "
+               "should only decorate functions or methods. To preserve the current behavior "
+               "of class decoration, you can directly decorate the `__init__` method and "
+               "nothing else.")
+
+
 class _DecoratorContextManager:
     """Usable as ``with mode():``, ``@mode()`` and bare ``@mode``."""
 
@@ -34,6 +41,12 @@ class _DecoratorContextManager:
         return super().__new__(cls)
 
     def __call__(self, func):
+        if inspect.isclass(func):  # deprecated in torch: only construction runs in the mode
+            warnings.warn(_WARN_CLASS, FutureWarning, stacklevel=2)
+            cls = func
+
+            def func(*args, **kwargs):
+                return cls(*args, **kwargs)
         if inspect.isgeneratorfunction(func):
             @functools.wraps(func)
             def gen_wrapper(*args, **kwargs):

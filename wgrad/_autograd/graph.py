@@ -164,6 +164,9 @@ class Node:
         raise NotImplementedError(f"{self.name()}.apply")
 
     def __call__(self, *grads):
+        n = getattr(self, "num_outputs", None)
+        if n is not None and len(grads) != n:
+            raise TypeError(f"expected {n} arguments, got {len(grads)} instead")
         return self.apply(list(grads))
 
     def release_variables(self):
@@ -231,7 +234,8 @@ class AccumulateGrad(Node):
         hooks = var._post_acc_hooks
         if hooks:
             for hook in list(hooks.values()):
-                hook(var)
+                if hook(var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return []
 
 
@@ -287,6 +291,13 @@ def _current_graph_task_id():
 
 
 _TASK_ID = object()
+
+
+def _is_checkpoint_valid():
+    """False inside a backward call that computes gradients for chosen inputs only
+    (``grad()``, ``backward(inputs=...)``), where a reentrant checkpoint cannot run."""
+    task = getattr(_current, "task", None)
+    return task is None or task.exec_info is None
 
 
 def _will_engine_execute_node(node):

@@ -134,6 +134,9 @@ class SavedTensor:
             raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
                             f"but got result of type {type(r).__name__}")
         fn = node if self._is_output else self._grad_fn
+        if fn is None and not self._requires_grad and not r._requires_grad \
+                and r._grad_fn is None:
+            return r  # torch: a value outside the graph comes back as the hook returned it
         t = self._make(r._data, fn, self._output_nr if fn is not None else 0)
         if fn is None:
             t._requires_grad = self._requires_grad

@@ -3,6 +3,8 @@
 The public torch.autograd API over the core in ``wgrad._autograd`` (which knows no
 Tensor): this package may import every layer below it.
 """
+import warnings
+
 from .._autograd.anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled,
                                       is_anomaly_enabled, set_detect_anomaly)
 from .._autograd.engine import (get_default_engine, is_multithreading_enabled,
@@ -20,7 +22,16 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "once_differentiable", "functional", "forward_ad", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_gradient_edge",
            "register_multi_grad_hook", "increment_version", "set_multithreading_enabled",
-           "is_multithreading_enabled", "set_device_workers_for_host_devices"]
+           "is_multithreading_enabled", "set_device_workers_for_host_devices", "Variable",
+           "SavedTensor"]
+
+
+_WARN_CREATE_GRAPH = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak.")
 
 
 def _as_tuple(x):
@@ -124,6 +135,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     grads = _make_grads(tensors, grads)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        warnings.warn(_WARN_CREATE_GRAPH, UserWarning, stacklevel=2)
     roots, root_grads = _root_edges(tensors, grads)
     edges = _input_edges(inputs, retain_grad=True) if inputs else None
     get_default_engine().execute(roots, root_grads, retain_graph, create_graph, edges,
@@ -149,6 +162,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     gouts = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if len(gouts) != len(outputs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(gouts)} "
@@ -170,7 +185,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    f"been used in the graph. Set allow_unused=True if this is "
                                    f"the desired behavior.")
             if materialize_grads:
-                g = zeros_like(t)
+                if isinstance(t, GradientEdge):  # no shape to make zeros of
+                    raise RuntimeError("materialize_grads cannot be used when the given input "
+                                       "is a GradientEdge")
+                g = zeros_like(t, requires_grad=create_graph)
         result.append(g)
     return tuple(result)
 
@@ -180,3 +198,5 @@ from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph  
 from .function import Function, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from .graph import increment_version  # noqa: E402
+from .variable import Variable  # noqa: E402
+from ._saved_api import SavedTensor  # noqa: E402

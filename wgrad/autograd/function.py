@@ -14,6 +14,7 @@ a ``<ClassName>Backward`` node. The node *is* the ``ctx`` object, as in torch.
 """
 import functools
 import inspect
+import warnings
 
 import jax.numpy as jnp
 
@@ -25,7 +26,8 @@ from .._autograd import anomaly_mode as _anomaly
 from .._tensor import Tensor
 from ..ops._primitive import _post  # the same post-processing as every op's node
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction",
+           "once_differentiable"]
 
 _ERR_LEGACY = ("Legacy autograd function with non-static forward method is deprecated. Please "
                "use new-style autograd function with static forward method. (Example: "
@@ -88,6 +90,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._saved = None
         self._is_tensor_input = ()
         self._out_meta = ()
+        self._nondiff_outputs = frozenset()
         self.num_outputs = 1
 
     @property
@@ -101,7 +104,11 @@ class BackwardCFunction(Node, FunctionCtx):
             return ()
         return tuple(s.unpack(self) for s in saved)
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'",
+                      DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     @property
     def _raw_saved_tensors(self):
@@ -117,11 +124,13 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grads):
         cls = self._forward_cls
         if self.materialize_grads:
-            grads = [_zeros(m) if g is None and m is not None else g
-                     for g, m in zip(grads, self._out_meta)]
-        # a user-written ``vjp`` stands for ``backward`` (torch's alias)
-        result = (cls.backward if cls.backward is not Function.backward else cls.vjp)(
-            self, *grads)
+            # torch's ctx._materialize_non_diff_grads = False leaves the outputs marked
+            # non-differentiable at None
+            keep = () if getattr(self, "_materialize_non_diff_grads", True) \
+                else self._nondiff_outputs
+            grads = [_zeros(m) if g is None and m is not None and i not in keep else g
+                     for i, (g, m) in enumerate(zip(grads, self._out_meta))]
+        result = _user_backward(cls)(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         n = len(self._is_tensor_input)
@@ -143,6 +152,16 @@ class BackwardCFunction(Node, FunctionCtx):
                 raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
             out.append(r)
         return [_post(r, m, self, i) for i, (r, m) in enumerate(zip(out, self._in_meta))]
+
+
+def _user_backward(cls):
+    """The class's ``backward`` or ``vjp`` (torch allows either, not both)."""
+    has_bw = cls.backward is not Function.backward
+    has_vjp = cls.vjp is not Function.vjp
+    if has_bw and has_vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is "
+                           "not allowed. You should only implement one of them.")
+    return cls.vjp if has_vjp else cls.backward
 
 
 def _zeros(meta):
@@ -337,6 +356,14 @@ def _forward_tangents(cls, ctx, args, output):
         _fw.set_tangent(o, t)
 
 
+class InplaceFunction(Function):
+    """A Function whose forward may work in place, as torch's: ``inplace`` is stored."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
 def _wrap_outputs(ctx, args, output, executable):
     """Link tensor outputs to ``ctx`` (torch's _wrap_outputs), then pack saved tensors."""
     is_tuple = isinstance(output, tuple)
@@ -370,6 +397,7 @@ def _wrap_outputs(ctx, args, output, executable):
             o._grad_fn = None
             o._requires_grad = False
     ctx._out_meta = tuple(meta)
+    ctx._nondiff_outputs = frozenset(i for i, o in enumerate(outs) if id(o) in nondiff)
     ctx.num_outputs = len(outs)
     if executable:
         ctx._in_meta = tuple((a._data.shape, a._data.dtype) for a in args
@@ -392,8 +420,9 @@ def _alias(t):
 
 # -- once_differentiable --------------------------------------------------------------
 
-class _DelayedError(Node):
-    """Raises when a gradient that was computed without a graph is differentiated."""
+class Error(Node):
+    """Raises when a gradient that was computed without a graph is differentiated (torch's
+    DelayedError node, whose type is named ``Error``)."""
 
     __slots__ = ("msg", "num_outputs")
 
@@ -407,6 +436,14 @@ class _DelayedError(Node):
 
     def apply(self, grads):
         raise RuntimeError(self.msg)
+
+
+def _fake_leaf(t):
+    if not isinstance(t, Tensor) or t._data.dtype.kind not in "fc":
+        return (None, 0)
+    leaf = Tensor._make(t._data)
+    leaf.requires_grad_(True)
+    return leaf._gradient_edge()
 
 
 def once_differentiable(fn):
@@ -439,13 +476,13 @@ def once_differentiable(fn):
             _grad_state.grad = prev
         if not prev:
             return outputs
-        edges = tuple(a._gradient_edge() for a in args
-                      if isinstance(a, Tensor) and a.requires_grad)
-        if not edges:
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        err = _DelayedError(_ERR_TWICE, edges, len(outs))
+        # as torch: the node's inputs are fresh leaves over the outputs, so that it has a
+        # grad_fn; it never reaches the graph that computed them
+        err = Error(_ERR_TWICE, tuple(_fake_leaf(o) for o in outs), len(outs))
         wrapped = tuple(Tensor._make(o._data, err, i) if isinstance(o, Tensor) else o
                         for i, o in enumerate(outs))
         return wrapped[0] if single else wrapped

@@ -31,6 +31,14 @@ class GradcheckError(RuntimeError):
     """Raised by gradcheck / gradgradcheck when a check fails."""
 
 
+_ERR_REENTRANT = (
+    "Backward is not reentrant, i.e., running backward with same input and grad_output "
+    "multiple times gives different values, although analytical gradient matches numerical "
+    "gradient.The tolerance for nondeterminism was {}.\n\nNOTE: If your op relies on "
+    "non-deterministic operations, this failure might be expected: call "
+    "gradcheck/gradgradcheck with `nondet_tol=<tol>` as a keyword argument.\n")
+
+
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
@@ -57,15 +65,23 @@ def _eval(func, inputs, i, new_data):
     x = Tensor._make(jnp.asarray(new_data, inputs[i]._data.dtype))
     args[i] = x.requires_grad_(inputs[i].requires_grad)
     outs = _as_tuple(func(*args))  # grad mode stays on: gradgradcheck's func needs it
-    return [_to_np(o.detach()) for o in outs if _is_tensor(o)]
+    return [o.detach() for o in outs if _is_tensor(o)]
 
 
-def _directional(func, inputs, i, u, eps):
-    """(f(x + eps u) - f(x - eps u)) / (2 eps) for every tensor output."""
+def _directional(func, inputs, i, u, eps, where=""):
+    """(f(x + eps u) - f(x - eps u)) / (2 eps) for every tensor output; both sides must
+    have the same shapes and dtypes (``where`` names the perturbed index)."""
     x = np.asarray(inputs[i]._data)
     plus = _eval(func, inputs, i, x + eps * u)
     minus = _eval(func, inputs, i, x - eps * u)
-    return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+    for p, m in zip(plus, minus):
+        for attr, name in (("shape", "shapes"), ("dtype", "dtypes")):
+            if getattr(p, attr) != getattr(m, attr):
+                raise AssertionError(
+                    f"Expected `func` to return outputs with the same {attr} when inputs are "
+                    f"perturbed{where} by {eps}, but got: {name} {getattr(m, attr)!r} and "
+                    f"{getattr(p, attr)!r}.")
+    return [(_to_np(p) - _to_np(m)) / (2 * eps) for p, m in zip(plus, minus)]
 
 
 def _fail(msg, raise_exception):
@@ -108,8 +124,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     diff_in = _differentiable_inputs(inputs)
     outputs = _as_tuple(func(*inputs))
     diff_out = _diff_outputs(outputs)
-    if not diff_out and check_backward_ad:
-        return _fail("gradcheck: none of the outputs of func requires grad", raise_exception)
+    if not diff_out:  # torch: then every numerical derivative must be zero
+        return _check_no_differentiable_outputs(func, inputs, diff_in, eps, atol, rtol,
+                                                raise_exception)
     check = _fast_gradcheck if fast_mode else _slow_gradcheck
     try:
         if check_backward_ad:
@@ -139,6 +156,18 @@ def _differentiable_inputs(inputs):
                           f"floating point or complex. This check will likely fail if all "
                           f"the inputs are not of double precision floating point or complex. ")
     return diff_in
+
+
+def _check_no_differentiable_outputs(func, inputs, diff_in, eps, atol, rtol, raise_exception):
+    rng = np.random.default_rng(0)
+    for i in diff_in:
+        x = inputs[i]
+        u = _random_like(rng, tuple(x.shape), x._data.dtype)
+        for d in _directional(func, inputs, i, u, eps):
+            if not np.allclose(d, 0, rtol=rtol, atol=atol):
+                return _fail("Numerical gradient for function expected to be zero",
+                             raise_exception)
+    return True
 
 
 def _check_grad_dtype(g, x, check_grad_dtypes):
@@ -221,6 +250,10 @@ def _fast_gradcheck(func, inputs, outputs, diff_in, diff_out, *, eps, atol, rtol
     vs = {k: tensor(_random_like(rng, tuple(outputs[k].shape), outputs[k]._data.dtype),
                     dtype=outputs[k].dtype) for k in diff_out}
     grads = _vjp(outputs, inputs, diff_in, vs)
+    again = _vjp(outputs, inputs, diff_in, vs)
+    for g, g2 in zip(grads, again):
+        if np.max(np.abs(_to_np(g2) - _to_np(g)), initial=0.0) > nondet_tol:
+            raise GradcheckError(_ERR_REENTRANT.format(nondet_tol))
     for i, g in zip(diff_in, grads):
         x = inputs[i]
         u = _random_like(rng, tuple(x.shape), x._data.dtype)
@@ -249,8 +282,10 @@ def _slow_gradcheck(func, inputs, outputs, diff_in, diff_out, *, eps, atol, rtol
             ana = _analytical_jacobian(outputs, inputs, i, k, nondet_tol, check_grad_dtypes)
             bad = ~(np.abs(ana - num) <= atol + rtol * np.abs(num))
             if bad.any():
+                # torch checks the imaginary part of a complex output first
+                where = max(np.argwhere(bad), key=lambda r: r[2])
                 raise GradcheckError(_mismatch_message(
-                    num, ana, np.argwhere(bad)[0], outputs[k], inputs[i], oi, i))
+                    num, ana, where, outputs[k], inputs[i], oi, i))
 
 
 def _parts(t):
@@ -273,7 +308,8 @@ def _numerical_jacobian(func, inputs, i, oi, o, eps):
     for a, dr in enumerate(dirs):
         for j in range(n_in):
             u = _unit(n_in, j, dr, x.is_complex()).reshape(tuple(x.shape))
-            d = _directional(func, inputs, i, u, eps)[oi].reshape(-1)
+            where = f" on index {tuple(int(c) for c in np.unravel_index(j, x.shape))}"
+            d = _directional(func, inputs, i, u, eps, where)[oi].reshape(-1)
             for b, v in enumerate(parts):
                 num[a, j, b] = np.real(np.conj(v) * d)
     return num
@@ -296,11 +332,7 @@ def _analytical_jacobian(outputs, inputs, i, k, nondet_tol, check_grad_dtypes):
             if m == 0 and b == 0:
                 g2 = _to_np(_vjp(outputs, inputs, [i], {k: vt})[0]).reshape(-1)
                 if np.max(np.abs(g2 - gn), initial=0.0) > nondet_tol:
-                    raise GradcheckError(
-                        "Backward is not reentrant, i.e., running backward with same "
-                        "input and grad_output multiple times gives different values, "
-                        "although analytical gradient matches numerical gradient.The "
-                        f"tolerance for nondeterminism was {nondet_tol}.")
+                    raise GradcheckError(_ERR_REENTRANT.format(nondet_tol))
             for a, dr in enumerate(dirs):
                 ana[a, :, b, m] = np.real(np.conj(gn) * dr)
     return ana
@@ -312,9 +344,6 @@ def _mismatch_message(num, ana, where, o, x, oi, i):
     if o.is_complex():
         prefix += ("While considering the imaginary part of complex outputs only, "
                    if b == 1 else "While considering the real part of complex outputs only, ")
-    if x.is_complex():
-        prefix += ("While considering the imaginary part of complex inputs only, "
-                   if a == 1 else "While considering the real part of complex inputs only, ")
     return (f"{prefix}Jacobian mismatch for output {oi} with respect to input {i},\n"
             f"numerical:{num[a, :, b, :]!r}\nanalytical:{ana[a, :, b, :]!r}\n")
 

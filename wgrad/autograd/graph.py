@@ -10,10 +10,11 @@ from .._autograd.graph import (GradientEdge, Node, disable_saved_tensors_hooks,
                                get_gradient_edge, register_multi_grad_hook,
                                saved_tensors_hooks)
 from .._tensor import Tensor
+from ._allow_mutation import allow_mutation_on_saved_tensors
 
 __all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version",
            "register_multi_grad_hook", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks"]
+           "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors"]
 
 
 def increment_version(tensor):

@@ -34,6 +34,7 @@ import warnings
 
 import jax
 
+from .. import _precision
 from .._tensor import Tensor, _make
 from ._discovery import unchanged, walk_roots
 from ._fast_path import MISS, fast_path
@@ -105,7 +106,8 @@ def compile(step=None, *, static_argnums=(), donate=True, capture=None):  # noqa
     return CompiledStep(step, static_argnums=static_argnums, donate=donate, capture=capture)
 
 
-_Spec = collections.namedtuple("_Spec", "tree pos static svals has_grad mask n flags")
+_Spec = collections.namedtuple("_Spec", "tree pos static svals has_grad mask n flags n_lr "
+                                        "hyper")
 _Spec.__doc__ = "Everything about a call that is baked into its trace (its cache key)."
 
 
@@ -123,6 +125,9 @@ class CompiledStep:
         self._new_state = None  # set while tracing: tensors the step newly stored
         self._fast = None  # the guarded fast path of the last call (NOTE [Fast path])
         self._fasts = {}  # spec -> its fast path, for the current discovery
+        self._precision = _precision.generation[0]  # NOTE [Float32 precision]
+        self._optimizers = ()  # the wgrad optimizers discovery found (NOTE [Learning rates])
+        self._lr_groups = None  # set while running: the groups whose lr is a jit input
         functools.update_wrapper(self, step)
 
     def _roots(self):
@@ -138,12 +143,18 @@ class CompiledStep:
             if id(t) not in index:
                 index[id(t)] = len(tensors)
                 tensors.append(t)
-        walk_roots(self._roots(), add, checks)
+        optimizers = []
+        walk_roots(self._roots(), add, checks, optimizers)
+        self._optimizers = tuple(optimizers)
         found = self._found = (tuple(tensors), index, checks)
         self._fast, self._fasts = None, {}
         return found
 
     def __call__(self, *args, **kwargs):
+        if self._precision != _precision.generation[0]:  # traced under another conv flag
+            self._precision = _precision.generation[0]
+            self._cache.clear()
+            self._fast, self._fasts = None, {}
         fast = self._fast
         if fast is not None and not kwargs:
             out = fast(self, args)
@@ -154,15 +165,23 @@ class CompiledStep:
             found = self._discover()
         tensors, tree, pos, static, svals, dyn_leaves = self._arguments(found, args, kwargs)
         arrays, has_grad, mask, flags = self._inputs(tensors, len(found[0]))
+        lr_groups, hyper = _optimizer_hyper(self._optimizers)
+        if lr_groups:
+            dyn_leaves = list(dyn_leaves) + [float(g["lr"]) for g in lr_groups]
         spec = (tree, tuple(pos), static, svals, tuple(has_grad), tuple(mask), len(tensors),
-                tuple(flags))
+                tuple(flags), len(lr_groups), hyper)
         fn = self._cache.get(spec)
-        if fn is None:
-            fn = self._cache[spec] = self._jit(spec)
-            out = self._run_first(fn, spec, tensors, arrays, dyn_leaves)
-        else:
-            out = self._run(fn, spec, tensors, arrays, dyn_leaves)
-        if tree is None and self._found is found:
+        self._lr_groups = lr_groups
+        try:
+            if fn is None:
+                fn = self._cache[spec] = self._jit(spec)
+                out = self._run_first(fn, spec, tensors, arrays, dyn_leaves)
+            else:
+                out = self._run(fn, spec, tensors, arrays, dyn_leaves)
+        finally:
+            self._lr_groups = None
+        # the fast path passes no learning rates: only without float ones
+        if tree is None and self._found is found and not lr_groups:
             self._keep_fast_path(spec, found, fn)
         return out
 
@@ -279,6 +298,13 @@ class CompiledStep:
 
     def _run_traced(self, spec, arrays, dyn_leaves):
         tensors, n = self._tensors, spec.n
+        lr_groups = self._lr_groups
+        if spec.n_lr:  # NOTE [Learning rates]: the traced values stand in for the floats
+            lrs = dyn_leaves[len(dyn_leaves) - spec.n_lr:]
+            dyn_leaves = dyn_leaves[:len(dyn_leaves) - spec.n_lr]
+            old_lrs = [g["lr"] for g in lr_groups]
+            for g, v in zip(lr_groups, lrs):
+                g["lr"] = v
         saved = [(t._data, t._grad, None if t._grad is None else t._grad._data, t._grad_fn,
                   t._output_nr) for t in tensors]
         grad_in = [None] * n  # (traced input, donated) per tensor with a .grad
@@ -326,6 +352,39 @@ class CompiledStep:
                 t._data, t._grad, t._grad_fn, t._output_nr = d, g, fn, nr
                 if g is not None:
                     g._data = gd
+            if spec.n_lr:
+                for g, v in zip(lr_groups, old_lrs):
+                    g["lr"] = v
+
+
+# NOTE [Learning rates]
+# An optimizer's learning rate is the hyper-parameter a scheduler changes between steps.
+# When a captured optimizer's group holds it as a Python number, the number is a jit
+# input (a weakly typed scalar) that stands in for ``group["lr"]`` while the step is
+# traced, so a scheduler's new value reaches the compiled step without a retrace. Its
+# other Python-number options (momentum, betas, weight decay, ...) are part of the spec:
+# changing one retraces. A step with such learning rates takes the general path (the
+# fast path passes no extra inputs); a learning rate held in a Tensor is an ordinary
+# captured tensor.
+def _optimizer_hyper(optimizers):
+    """The param groups whose lr is a Python number, and the other scalar options of
+    every group of ``optimizers`` (part of the spec)."""
+    if not optimizers:
+        return (), ()
+    lr_groups, hyper = [], []
+    for opt in optimizers:
+        for g in opt.param_groups:
+            if isinstance(g.get("lr"), (int, float)):
+                lr_groups.append(g)
+            hyper.append(tuple((k, v) for k, v in g.items()
+                               if k not in ("params", "lr") and _scalar_option(v)))
+    return lr_groups, tuple(hyper)
+
+
+def _scalar_option(v):
+    if isinstance(v, tuple):
+        return all(_scalar_option(x) for x in v)
+    return v is None or isinstance(v, (bool, int, float, str))
 
 
 def _autograd_flags(t):

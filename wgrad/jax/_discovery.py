@@ -43,10 +43,17 @@ def same(new, old):
     return len(new) == len(old) and all(map(_is, new, old))
 
 
-def walk_roots(roots, add, checks=None):
+def walk_roots(roots, add, checks=None, optimizers=None):
+    """Call ``add`` on every Tensor reachable from ``roots``; append to ``optimizers``
+    (when given) every wgrad optimizer found on the way."""
     seen = set()
     for r in roots:
-        _walk(r, add, seen, 0, checks)
+        _walk(r, add, seen, 0, checks, optimizers)
+
+
+# library objects that hold a step's state (a module's parameters and buffers, an
+# optimizer's state): searched like user objects, unlike the rest of wgrad
+_STATEFUL = ("wgrad.nn.", "wgrad.optim.")
 
 
 def _is_library(obj):
@@ -85,7 +92,7 @@ def _check(checks, state, x):
             checks.append((state, x, None))
 
 
-def _walk(x, add, seen, depth, checks):
+def _walk(x, add, seen, depth, checks, optimizers=None):
     if x is None or isinstance(x, (int, float, complex, str, bytes, bool)):
         return
     if isinstance(x, Tensor):
@@ -99,19 +106,19 @@ def _walk(x, add, seen, depth, checks):
         if isinstance(x, list):
             _check(checks, tuple, x)
         for v in x:
-            _walk(v, add, seen, d, checks)
+            _walk(v, add, seen, d, checks, optimizers)
     elif isinstance(x, dict):
         _check(checks, _dict_state, x)
         for k, v in x.items():
-            _walk(k, add, seen, d, checks)
-            _walk(v, add, seen, d, checks)
+            _walk(k, add, seen, d, checks, optimizers)
+            _walk(v, add, seen, d, checks, optimizers)
     elif isinstance(x, functools.partial):
-        _walk(x.func, add, seen, d, checks)
-        _walk(x.args, add, seen, d, checks)
-        _walk(x.keywords, add, seen, d, checks)
+        _walk(x.func, add, seen, d, checks, optimizers)
+        _walk(x.args, add, seen, d, checks, optimizers)
+        _walk(x.keywords, add, seen, d, checks, optimizers)
     elif isinstance(x, types.MethodType):
-        _walk(x.__self__, add, seen, d, checks)
-        _walk(x.__func__, add, seen, d, checks)
+        _walk(x.__self__, add, seen, d, checks, optimizers)
+        _walk(x.__func__, add, seen, d, checks, optimizers)
     elif isinstance(x, types.FunctionType):
         if depth > 0 and _is_library(x):  # the step itself is always searched
             return
@@ -119,23 +126,26 @@ def _walk(x, add, seen, depth, checks):
         _check(checks, FunctionState(x, names), x)
         for c in x.__closure__ or ():
             try:
-                _walk(c.cell_contents, add, seen, d, checks)
+                _walk(c.cell_contents, add, seen, d, checks, optimizers)
             except ValueError:  # an empty cell
                 pass
-        _walk(x.__defaults__, add, seen, d, checks)
-        _walk(x.__kwdefaults__, add, seen, d, checks)
+        _walk(x.__defaults__, add, seen, d, checks, optimizers)
+        _walk(x.__kwdefaults__, add, seen, d, checks, optimizers)
         g = x.__globals__
         for name in names:
             if name in g:
-                _walk(g[name], add, seen, d, checks)
+                _walk(g[name], add, seen, d, checks, optimizers)
     elif isinstance(x, (types.ModuleType, type, jax.Array)) or callable(
             getattr(x, "__jax_array__", None)):
         return  # (a CompiledStep is library code: the branch below skips it)
     elif hasattr(x, "__dict__") and not (_is_library(type(x)) and
-                                         not type(x).__module__.startswith("wgrad.optim")):
+                                         not type(x).__module__.startswith(_STATEFUL)):
         _check(checks, _object_state, x)
+        if optimizers is not None and type(x).__module__.startswith("wgrad.optim.") and \
+                hasattr(x, "param_groups"):
+            optimizers.append(x)
         for v in list(vars(x).values()):
-            _walk(v, add, seen, d, checks)
+            _walk(v, add, seen, d, checks, optimizers)
 
 
 _GLOBAL_OPS = frozenset(("LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME"))

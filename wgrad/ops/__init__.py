@@ -19,14 +19,19 @@ from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from . import conv, spectral  # noqa: F401  (spectral: no __all__; wgrad.fft is the namespace)
 from .conv import *  # noqa: F401,F403
+from . import compare
+from .compare import *  # noqa: F401,F403
 from . import inplace  # noqa: E402  (after the families it wraps)
 from .inplace import *  # noqa: F401,F403
+from . import activation, layer, loss
+from .activation import *  # noqa: F401,F403
+from .layer import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
 
 # the public functions only: ``from .ops import *`` binds no module (wgrad.shape, ...)
-__all__ = [name for mod in (elementwise, shape, reduction, linear_algebra, indexing, inplace,
-                            conv) for name in mod.__all__]
-
-_FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral)
+_FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral,
+             compare, activation, layer, loss)
+__all__ = [name for mod in _FAMILIES if mod is not spectral for name in mod.__all__]
 
 
 def _bind_methods():

@@ -10,6 +10,7 @@
 """
 import jax
 
+from .. import _precision
 from ._primitive import Primitive
 from ._promote import result_type
 
@@ -59,16 +60,16 @@ def _rhs_padding(in_s, win_s, strides, out_s, padding, lhs_dil, rhs_dil):
     return tuple(zip(lo, hi))
 
 
-def _conv_fwd(lhs, rhs, *, strides, padding, lhs_dil, rhs_dil, dn, fgc, bgc, dtype):
+def _conv_fwd(lhs, rhs, *, strides, padding, lhs_dil, rhs_dil, dn, fgc, bgc, dtype, precision):
     return jax.lax.conv_general_dilated(
         lhs.astype(dtype), rhs.astype(dtype), window_strides=strides, padding=padding,
         lhs_dilation=lhs_dil, rhs_dilation=rhs_dil,
         dimension_numbers=jax.lax.ConvDimensionNumbers(*dn), feature_group_count=fgc,
-        batch_group_count=bgc, precision=jax.lax.Precision.HIGHEST)
+        batch_group_count=bgc, precision=precision)  # NOTE [Float32 precision]
 
 
 def _conv_lhs_backward(grad, rhs, lhs_shape, strides, padding, lhs_dil, rhs_dil, dn, fgc,
-                       bgc, dtype):
+                       bgc, dtype, precision):
     lhs_spec, rhs_spec, out_spec = dn
     rhs = rhs.conj()
     groups = fgc
@@ -81,14 +82,14 @@ def _conv_lhs_backward(grad, rhs, lhs_shape, strides, padding, lhs_dil, rhs_dil,
                        _take(grad.shape, out_spec[2:]), padding, lhs_dil, rhs_dil)
     out = _conv(grad, rhs.flip(tuple(rhs_spec[2:])), strides=lhs_dil, padding=pad,
                 lhs_dil=strides, rhs_dil=rhs_dil, dn=(out_spec, _spec_t(rhs_spec), lhs_spec),
-                fgc=groups, bgc=1, dtype=dtype)
+                fgc=groups, bgc=1, dtype=dtype, precision=precision)
     if bgc > 1:
         out = _axis_into(lhs_spec[1], lhs_spec[0], _axis_out_of(lhs_spec[1], bgc, out))
     return out
 
 
 def _conv_rhs_backward(grad, lhs, rhs_shape, strides, padding, lhs_dil, rhs_dil, dn, fgc,
-                       bgc, dtype):
+                       bgc, dtype, precision):
     lhs_spec, rhs_spec, out_spec = dn
     if bgc > 1:
         fgc, bgc = bgc, 1
@@ -98,7 +99,7 @@ def _conv_rhs_backward(grad, lhs, rhs_shape, strides, padding, lhs_dil, rhs_dil,
                        _take(grad.shape, out_spec[2:]), padding, lhs_dil, rhs_dil)
     return _conv(lhs.conj(), grad, strides=rhs_dil, padding=pad, lhs_dil=lhs_dil,
                  rhs_dil=strides, dn=(_spec_t(lhs_spec), _spec_t(out_spec), _spec_t(rhs_spec)),
-                 fgc=fgc, bgc=bgc, dtype=dtype)
+                 fgc=fgc, bgc=bgc, dtype=dtype, precision=precision)
 
 
 _conv = Primitive("convolution", _conv_fwd, lhs=_conv_lhs_backward, rhs=_conv_rhs_backward)
@@ -156,7 +157,7 @@ def _convnd(name, nsp, input, weight, bias, stride, padding, dilation, groups):
     dtype = result_type(input, weight)
     out = _conv(input, weight, strides=stride, padding=pad, lhs_dil=(1,) * nsp,
                 rhs_dil=dilation, dn=(spec, spec, spec), fgc=int(groups), bgc=1,
-                dtype=dtype.np)
+                dtype=dtype.np, precision=_precision.conv_precision())
     if bias is not None:
         out = out + bias.reshape((1, -1) + (1,) * nsp)
     return out.squeeze(0) if unbatched else out

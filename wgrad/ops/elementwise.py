@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make
-from ._primitive import Primitive, holomorphic
+from ._primitive import Primitive, device_constant, holomorphic
 from ._promote import float_dtype, result_type
 from .indexing import nonzero
 
@@ -245,7 +245,7 @@ def pow(input, exponent):
     """``input ** exponent``, complex exponents included."""
     d = result_type(input, exponent)
     if not isinstance(input, Tensor):
-        input = _make(jnp.asarray(input, d.np))
+        input = _make(jnp.asarray(device_constant(input, d.np), d.np))
         return _binary(_rpow, input, exponent, d)
     if (isinstance(exponent, (int, float)) and not isinstance(exponent, bool)
             and (d.is_floating_point or d.is_complex) and float(exponent).is_integer()

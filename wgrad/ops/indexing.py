@@ -6,6 +6,7 @@ Every read has a scatter-add adjoint primitive and every write a gather adjoint,
 other's backward, so gradients of any order stay inside this table.
 """
 import collections
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -121,8 +122,20 @@ def _normalize(self, idx):
     return key, arrays
 
 
+_WARN_LIST_INDEX = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+    "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will "
+    "be interpreted as tensor index, x[torch.tensor(seq)], which will result either in an "
+    "error or a different result")
+
+
 def _normalize_ex(self, idx):
     """``_normalize`` plus whether the index is a lone False 0-d mask (an empty result)."""
+    if isinstance(idx, list) and len(idx) < 32 and any(
+            isinstance(i, (list, tuple, Tensor, slice)) or i is None or i is Ellipsis
+            for i in idx):
+        warnings.warn(_WARN_LIST_INDEX, UserWarning, stacklevel=4)
+        idx = tuple(idx)  # torch (as numpy once did): such a list is a tuple of indices
     if not isinstance(idx, tuple):
         idx = (idx,)
     key, arrays = [], []

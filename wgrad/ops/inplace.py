@@ -116,6 +116,18 @@ def _adopt_saved(out, vc, version):
                 s._vc, s._version = vc, version
 
 
+def _rehome(t, fn, nr):
+    """Give ``t`` the history ``(fn, nr)``; a retain_grad hook moves along with it (torch
+    moves it to the new grad_fn, so ``.grad`` is that of the latest version)."""
+    old, old_nr = t._grad_fn, t._output_nr
+    t._grad_fn, t._output_nr = fn, nr
+    if t._retains_grad and old is not None and (old is not fn or old_nr != nr):
+        hooks = old._retains_grad_hooks
+        hook = hooks.pop(old_nr, None) if hooks else None
+        if hook is not None and fn is not None:
+            fn._set_retains_grad_hook(nr, hook)
+
+
 def _apply(t, compute):
     """Run ``compute(snapshot_of_t)`` and make its value and history ``t``'s."""
     _check(t)
@@ -133,13 +145,13 @@ def _apply(t, compute):
     if base is not None and _state.grad and (rec or base._grad_fn is not None):
         bnew = _copy_slices(_snapshot(base), out, chain=t._view_meta.bchain)
         _write(base, bnew._data)
-        base._grad_fn, base._output_nr = bnew._grad_fn, 0
+        _rehome(base, bnew._grad_fn, 0)
         regraph = True
     else:
         _write(t, out._data)
         if base is None and _state.grad and (rec or snap.requires_grad):
             # a non-differentiable result (lt_, floor_ on ints...) cuts the history
-            t._grad_fn, t._output_nr = (out._grad_fn, out._output_nr) if rec else (None, 0)
+            _rehome(t, *((out._grad_fn, out._output_nr) if rec else (None, 0)))
             regraph = t._vc.storage is not None
     vc.v = version
     if _fw.state.active:
@@ -149,7 +161,7 @@ def _apply(t, compute):
             b = a._base
             if b is not None and b._grad_fn is not None:
                 r = _replay(a._view_meta.bchain, b)
-                a._grad_fn, a._output_nr = r._grad_fn, r._output_nr
+                _rehome(a, r._grad_fn, r._output_nr)
     return t
 
 

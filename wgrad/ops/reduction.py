@@ -47,9 +47,7 @@ def _unreduce(grad, self_shape, dim, keepdim):
         for d in dim:
             shp.insert(d, 1)
         grad = reshape(grad, tuple(shp))
-    elif not keepdim:
-        grad = reshape(grad, (1,) * len(self_shape))
-    return expand(grad, tuple(self_shape))
+    return expand(grad, tuple(self_shape))  # torch: a 0-d grad expands without a view
 
 
 def _numel_of(shape, dim):

@@ -45,7 +45,7 @@ def full_like(p, v):
     """``full_like(p, v)``; ``v`` becomes ``complex(v, v)`` for a complex ``p``, as torch's
     Adagrad and Rprop initialise (each real component gets ``v``)."""
     if jnp.iscomplexobj(p._data):
-        v = complex(v, v)
+        v = v * (1 + 1j)  # complex(v, v), also for a traced v
     return _make(jnp.full(p._data.shape, v, p._data.dtype))
 
 

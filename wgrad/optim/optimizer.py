@@ -25,6 +25,7 @@ import jax.numpy as jnp
 from .._dtype import float32 as _float32
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..ops._primitive import device_constant
 from ..ops._views import _write
 from . import _functional as F
 
@@ -126,21 +127,6 @@ def _use_grad(step):
         return out
     wrapper._wgrad_step = True
     return wrapper
-
-
-_WARN_COMPILED_LR = (
-    "wgrad.compile: this optimizer's learning rate is a Python float, which the compiled "
-    "step bakes in as a constant, and a learning-rate scheduler is attached: the "
-    "scheduler's changes will not reach the compiled step. Pass the learning rate as a "
-    "tensor (lr=wgrad.tensor(0.01)); schedulers fill it in place and the compiled step "
-    "reads it as an input.")
-
-
-def _check_traced_lr(opt, group):
-    """Under wgrad.compile (NOTE [What compile captures]) a float hyper-parameter is a
-    constant of the trace; warn when a scheduler will change it."""
-    if not isinstance(group["lr"], Tensor) and hasattr(opt.step, "_wrapped_by_lr_sched"):
-        warnings.warn(_WARN_COMPILED_LR, UserWarning, stacklevel=4)
 
 
 class Optimizer:
@@ -443,9 +429,8 @@ class Optimizer:
         gs = [p._grad._data for p in params]
         ss = [{k: (v._data if isinstance(v, Tensor) else v) for k, v in st.items()
                if isinstance(v, Tensor)} for st in states]
-        hyper = self._hyper(group)
-        if isinstance(ps[0], jax.core.Tracer):
-            _check_traced_lr(self, group)
+        # NOTE [Python scalars as device constants]: lr, betas, eps... without a transfer
+        hyper = {k: device_constant(v) for k, v in self._hyper(group).items()}
         new_ps, new_ss = F.group_update(self._rule, self._static(group), hyper, ps, gs, ss)
         for p, a in zip(params, new_ps):
             _assign(p, a)

@@ -90,7 +90,7 @@ class ASGD(Optimizer):
     def _init_state(self, p, state, group):
         lr = group["lr"]
         state["step"] = scalar_state()
-        state["eta"] = scalar_state(float(value(lr)))
+        state["eta"] = scalar_state(value(lr))
         state["mu"] = scalar_state(1.0)
         state["ax"] = zeros_like(p)
 
@@ -130,7 +130,7 @@ class Rprop(Optimizer):
     def _init_state(self, p, state, group):
         state["step"] = scalar_state()
         state["prev"] = zeros_like(p)
-        state["step_size"] = full_like(p, float(value(group["lr"])))
+        state["step_size"] = full_like(p, value(group["lr"]))
 
     def _static(self, g):
         return (("maximize", bool(g["maximize"])),)

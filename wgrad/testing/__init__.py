@@ -16,9 +16,10 @@ from .._creation import tensor
 from .._tensor import Tensor
 from ..autograd import grad as _grad
 from ..autograd.gradcheck import _random_like, gradcheck, gradgradcheck
+from ._asserts import assert_close, make_tensor
 
 __all__ = ["check_op", "assert_jax_identity", "shapes", "broadcastable_pair", "values",
-           "tensors", "to_np", "well_separated"]
+           "tensors", "to_np", "well_separated", "assert_close", "make_tensor"]
 
 
 def to_np(t):

@@ -21,14 +21,20 @@ def _setup(name, opts, lr_tensor=False, sched=False):
     return x, opt, s
 
 
-@pytest.mark.parametrize("name,opts", [("Adam", dict(lr=0.05, amsgrad=True)),
-                                       ("SGD", dict(lr=0.01, momentum=0.9)),
-                                       ("RMSprop", dict(lr=0.01, centered=True))])
-def test_compiled_step_equals_eager(name, opts):
+@pytest.mark.parametrize("name,opts,lr_tensor", [
+    ("Adam", dict(lr=0.05, amsgrad=True), True),
+    ("Adam", dict(lr=0.05), False),
+    ("SGD", dict(lr=0.01, momentum=0.9), False),
+    ("RMSprop", dict(lr=0.01, centered=True), True),
+    ("Rprop", dict(lr=0.01), False),
+    ("ASGD", dict(lr=0.01), False)])
+def test_compiled_step_equals_eager(name, opts, lr_tensor):
+    """With a scheduler stepping between calls: a float lr is an input of the compiled
+    computation (NOTE [Learning rates]), a tensor lr a captured tensor; no retrace."""
     A, y = _problem()
     runs = []
     for compiled in (False, True):
-        x, opt, sched = _setup(name, dict(opts), lr_tensor=True, sched=True)
+        x, opt, sched = _setup(name, dict(opts), lr_tensor=lr_tensor, sched=True)
 
         def step():
             opt.zero_grad()
@@ -48,11 +54,13 @@ def test_compiled_step_equals_eager(name, opts):
     np.testing.assert_allclose(l1, l0, rtol=1e-5)
     np.testing.assert_allclose(x1, x0, rtol=1e-5, atol=1e-6)
     assert s0 == s1
+    assert len(step._cache) <= 2  # the first step's trace, and one once state exists
 
 
-def test_float_lr_with_scheduler_warns_under_compile():
+def test_changing_momentum_retraces():
+    """A Python-number option other than lr is part of the trace's key."""
     A, y = _problem()
-    x, opt, sched = _setup("SGD", dict(lr=0.01), sched=True)
+    x, opt, _ = _setup("SGD", dict(lr=0.01, momentum=0.9))
 
     @wgrad.compile
     def step():
@@ -61,5 +69,15 @@ def test_float_lr_with_scheduler_warns_under_compile():
         loss.backward()
         opt.step()
         return loss
-    with pytest.warns(UserWarning, match="Pass the learning rate as a tensor"):
-        step()
+    step()
+    step()
+    n = len(step._cache)
+    opt.param_groups[0]["momentum"] = 0.5
+    before = x.detach().numpy()
+    buf = opt.state[x]["momentum_buffer"].detach().numpy()
+    step()
+    a, yv = A.numpy(), y.numpy()
+    g = 2 * (a.conj().T @ (a @ before - yv))
+    np.testing.assert_allclose(x.detach().numpy(), before - 0.01 * (0.5 * buf + g),
+                               rtol=1e-4, atol=1e-5)
+    assert len(step._cache) == n + 1

@@ -1,0 +1,335 @@
+"""More of ``torch.nn.functional``: prelu, rrelu, hardswish, hardsigmoid, softsign,
+tanhshrink, threshold, glu, logsigmoid, and the channel dropouts (dropout1d/2d/3d,
+alpha_dropout, feature_alpha_dropout).
+
+All are composites of wgrad ops, so they need no formulas of their own. The piecewise ones
+are written with ``where`` so that the gradient at a breakpoint is torch's: the branch that
+torch's backward takes there (e.g. hardswish'(-3) = 0 and hardswish'(3) = 1, hardsigmoid'(3) = 0,
+prelu'(0) = weight) is the one whose expression is selected.
+"""
+import warnings
+
+from .. import _creation
+from ..ops.elementwise import _real_only, sigmoid, softplus, tanh, where
+from ..ops.inplace import _apply
+
+__all__ = ["prelu", "rrelu", "rrelu_", "hardswish", "hardsigmoid", "softsign", "tanhshrink",
+           "threshold", "threshold_", "glu", "logsigmoid", "dropout1d", "dropout2d",
+           "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
+
+
+def _inplace(fn, input, inplace):
+    return _apply(input, fn) if inplace else fn(input)
+
+
+# -- activations ------------------------------------------------------------------------
+def prelu(input, weight):
+    """``x`` for ``x > 0``, else ``weight * x``; ``weight`` has one entry or one per channel
+    (dim 1).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.prelu(wgrad.tensor([-2., 3.]), wgrad.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
+    _real_only("prelu_cpu", input, weight)
+    n = weight.numel()
+    if n != 1:
+        c = input.shape[1] if input.ndim >= 2 else 1
+        if n != c:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {n} and channel size = {c}.")
+        w = weight.reshape((1, c) + (1,) * (input.ndim - 2)) if input.ndim >= 2 else weight
+    else:
+        w = weight.reshape(()) if weight.ndim else weight
+    return where(input > 0, input, w * input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: while ``training`` each negative element is scaled by its own
+    slope drawn from U(lower, upper); otherwise by the fixed slope ``(lower + upper) / 2``.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.rrelu(wgrad.tensor([-1., 2.]), 0.2, 0.4)
+    tensor([-0.3000,  2.0000])
+    """
+    _real_only("leaky_relu_cpu", input)
+
+    def f(x):
+        if training:
+            slope = _creation.rand(*x.shape, dtype=x.dtype) * (upper - lower) + lower
+        else:
+            slope = (lower + upper) / 2
+        return where(x > 0, x, x * slope)
+    return _inplace(f, input, inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place :func:`rrelu`.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.rrelu_(wgrad.tensor([-1., 2.]), 0.2, 0.4)
+    tensor([-0.3000,  2.0000])
+    """
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def hardswish(input, inplace=False):
+    """``x * relu6(x + 3) / 6``.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.hardswish(wgrad.tensor([-4., 0., 1., 4.]))
+    tensor([-0.0000,  0.0000,  0.6667,  4.0000])
+    """
+    _real_only("hardswish_cpu", input)
+    return _inplace(lambda x: where(x <= -3, x * 0, where(x < 3, x * (x + 3) / 6, x)),
+                    input, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(x + 3) / 6``; the gradient is 1/6 strictly inside (-3, 3), 0 elsewhere.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.hardsigmoid(wgrad.tensor([-4., 0., 4.]))
+    tensor([0.0000, 0.5000, 1.0000])
+    """
+    _real_only("hardsigmoid_cpu", input)
+    return _inplace(lambda x: where((x > -3) & (x < 3), x / 6 + 0.5, (x >= 3).to(x.dtype)),
+                    input, inplace)
+
+
+def softsign(input):
+    """``x / (1 + |x|)`` (complex input as torch: divided by the real ``1 + |z|``).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.softsign(wgrad.tensor([-1., 3.]))
+    tensor([-0.5000,  0.7500])
+    """
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """``x - tanh(x)``.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.tanhshrink(wgrad.tensor([0.]))
+    tensor([0.])
+    """
+    return input - tanh(input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``x`` where ``x > threshold``, else ``value``.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.threshold(wgrad.tensor([0.5, 2.]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    _real_only("threshold_cpu", input)
+    return _inplace(lambda x: where(x > threshold, x, x * 0 + value), input, inplace)
+
+
+_threshold = threshold
+
+
+def threshold_(input, threshold, value):
+    """In-place :func:`threshold`.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.threshold_(wgrad.tensor([0.5, 2.]), 1.0, 0.0)
+    tensor([0., 2.])
+    """
+    return _threshold(input, threshold, value, inplace=True)
+
+
+def glu(input, dim=-1):
+    """Gated linear unit: ``a * sigmoid(b)`` for the halves ``a, b`` of ``input`` along
+    ``dim``.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.glu(wgrad.tensor([2., 0.]))
+    tensor([1.])
+    """
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    _real_only("glu_cpu", input)
+    d = dim + input.ndim if dim < 0 else dim
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    a, b = input.chunk(2, d)
+    return a * sigmoid(b)
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x)) = -softplus(-x)``, computed stably.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.logsigmoid(wgrad.tensor([0.]))
+    tensor([-0.6931])
+    """
+    _real_only("log_sigmoid_cpu", input)
+    return -softplus(-input)
+
+
+# -- channel dropouts -------------------------------------------------------------------
+_ALPHA = 1.7580993408473766  # -SELU's lambda * alpha: the value SELU saturates to
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _noise(input, p, feature):
+    if feature:
+        if input.ndim < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    else:
+        shape = tuple(input.shape)
+    return (_creation.rand(*shape) < 1 - p).to(input.dtype)
+
+
+def _dropout(input, p, training, inplace, feature, alpha):
+    """ATen's _dropout_impl: a Bernoulli(1 - p) mask (per channel for feature dropout),
+    scaled to keep the mean (plain) or the mean and variance of SELU outputs (alpha)."""
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    _real_only("bernoulli_scalar_cpu_", input)
+    if p == 1:
+        return _inplace(lambda x: x * 0, input, inplace)
+    noise = _noise(input, p, feature)
+    if alpha:
+        a = 1.0 / ((_ALPHA * _ALPHA * p + 1) * (1 - p)) ** 0.5
+        b = (noise - 1) * (_ALPHA * a) + _ALPHA * a * p
+        return _inplace(lambda x: x * (noise * a) + b, input, inplace)
+    scale = noise / (1 - p)
+    return _inplace(lambda x: x * scale, input, inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` input with probability ``p``,
+    scaling the rest by ``1 / (1 - p)``.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.dropout1d(wgrad.ones(2, 3), 0.5, training=False).sum().item()
+    6.0
+    """
+    _check_p(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D "
+                           f"input. Note that dropout1d exists to provide channel-wise dropout "
+                           f"on inputs with 1 spatial dimension, a channel dimension, and an "
+                           f"optional batch dimension (i.e. 2D or 3D inputs).")
+    if input.ndim == 2:
+        if inplace:
+            return _apply(input, lambda x: _dropout(x.unsqueeze(0), p, training, False, True,
+                                                    False).squeeze(0))
+        return _dropout(input.unsqueeze(0), p, training, False, True, False).squeeze(0)
+    return _dropout(input, p, training, inplace, True, False)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of ``(N, C, H, W)`` input with probability ``p``, scaling the rest
+    by ``1 / (1 - p)``. A 3-D input is read as ``(N, C, L)``, with torch's warning.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.dropout2d(wgrad.ones(1, 2, 2, 2), 0.5, training=False).shape
+    wgrad.Size([1, 2, 2, 2])
+    """
+    _check_p(p)
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is "
+                      f"deprecated and will result in an error in a future release. To retain "
+                      f"the behavior and silence this warning, please use dropout instead. Note "
+                      f"that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      f"spatial dimensions, a channel dimension, and an optional batch "
+                      f"dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+                      "channel-wise 1D dropout behavior is desired - input is interpreted as "
+                      "shape (N, C, L), where C is the channel dim. This behavior will change "
+                      "in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout "
+                      "behavior, please switch to using dropout1d instead.", stacklevel=2)
+    return _dropout(input, p, training, inplace, True, False)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with probability
+    ``p``, scaling the rest by ``1 / (1 - p)``.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.dropout3d(wgrad.ones(2, 1, 1, 1), 0.5, training=False).shape
+    wgrad.Size([2, 1, 1, 1])
+    """
+    _check_p(p)
+    if input.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is "
+                      f"deprecated and will result in an error in a future release. To retain "
+                      f"the behavior and silence this warning, please use dropout instead. Note "
+                      f"that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      f"spatial dimensions, a channel dimension, and an optional batch "
+                      f"dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    if input.ndim == 4:
+        if inplace:
+            return _apply(input, lambda x: _dropout(x.unsqueeze(0), p, training, False, True,
+                                                    False).squeeze(0))
+        return _dropout(input.unsqueeze(0), p, training, False, True, False).squeeze(0)
+    return _dropout(input, p, training, inplace, True, False)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: dropped elements are set to SELU's saturation value and
+    the result is affinely rescaled to keep zero mean and unit variance.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.ones(3)
+    >>> wgrad.nn.functional.alpha_dropout(x, 0.5) is x
+    True
+    """
+    return _dropout(input, p, training, inplace, False, True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """:func:`alpha_dropout` with one draw per channel (dims 0 and 1).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.ones(2, 3)
+    >>> wgrad.nn.functional.feature_alpha_dropout(x, 0.5) is x
+    True
+    """
+    return _dropout(input, p, training, inplace, True, True)

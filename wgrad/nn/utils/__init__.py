@@ -1,0 +1,9 @@
+"""``wgrad.nn.utils``: gradient clipping and parameter/vector conversion."""
+from . import clip_grad, convert_parameters  # noqa: F401
+from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_,  # noqa: F401
+                        clip_grads_with_norm_, get_total_norm)
+from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
+           "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters"]
+from . import rnn  # noqa: E402,F401  (pack_padded_sequence and friends, issue 26)

@@ -1,0 +1,91 @@
+"""Closeness and equality tests: ``isclose``, ``allclose``, ``equal`` (not differentiable)."""
+import jax.numpy as jnp
+
+from .. import _dtype
+from .._tensor import Tensor, _make
+
+__all__ = ["isclose", "allclose", "equal"]
+METHODS = ("isclose", "allclose", "equal")
+
+
+def _check_tensor(fn, name, pos, v):
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not "
+                        f"{type(v).__name__}")
+
+
+def _isclose(a, b, rtol, atol, equal_nan):
+    """torch's rule: equal, or both nan (``equal_nan``), or a finite error within
+    ``atol + rtol * |b|``, computed in the inputs' dtype (integers in the default float)."""
+    x, y = a._data, b._data
+    close = x == y
+    inexact = x.dtype.kind in "fc"
+    if equal_nan and inexact:
+        close = close | (jnp.isnan(x) & jnp.isnan(y))
+    if rtol == 0 and atol == 0:
+        return close
+    if not inexact:
+        fdt = _dtype.get_default_dtype().np
+        x, y = x.astype(fdt), y.astype(fdt)
+    allowed = atol + jnp.abs(rtol * y)
+    err = jnp.abs(x - y)
+    return close | (jnp.isfinite(err) & (err <= allowed))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (or equal), as a bool tensor.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.isclose(wgrad.tensor([1.0, 2.0]), wgrad.tensor([1.0, 2.1]))
+    tensor([ True, False])
+    """
+    _check_tensor("isclose", "input", 1, input)
+    _check_tensor("isclose", "other", 2, other)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{input.dtype.scalar_name} did not match {other.dtype.scalar_name}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    _broadcast_check(input.shape, other.shape)
+    return _make(_isclose(input, other, rtol, atol, equal_nan))
+
+
+def _broadcast_check(sa, sb):
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        p, q = sa[-i], sb[-i]
+        if p != q and p != 1 and q != 1:
+            raise RuntimeError(f"The size of tensor a ({p}) must match the size of tensor b "
+                               f"({q}) at non-singleton dimension {max(len(sa), len(sb)) - i}")
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element of ``input`` is close to ``other`` (``isclose`` for all).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.allclose(wgrad.ones(2), wgrad.ones(2) + 1e-9)
+    True
+    """
+    _check_tensor("allclose", "input", 1, input)
+    _check_tensor("allclose", "other", 2, other)
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input, other):
+    """True if both tensors have the same shape and elements (nan is never equal).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.equal(wgrad.ones(2), wgrad.ones(2)), wgrad.equal(wgrad.ones(2), wgrad.ones(3))
+    (True, False)
+    """
+    _check_tensor("equal", "input", 1, input)
+    _check_tensor("equal", "other", 2, other)
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool(jnp.all(input._data == other._data))

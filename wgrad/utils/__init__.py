@@ -1,0 +1,4 @@
+"""wgrad.utils: torch.utils' autograd helpers (``checkpoint``)."""
+from . import checkpoint
+
+__all__ = ["checkpoint"]
