@@ -167,6 +167,11 @@ def _errors(m, fw):
         def jvp(ctx, t):
             return t * 2
 
+    class DirtyOk(Dirty):
+        @staticmethod
+        def jvp(ctx, t):
+            return t.mul_(2)
+
     x = m.ones(2)
     grab(lambda: fw.make_dual(x, m.ones(2)))
     with fw.dual_level():
@@ -180,6 +185,7 @@ def _errors(m, fw):
         grab(lambda: NoJvp.apply(d))
         grab(lambda: NonDiff.apply(d))
         grab(lambda: Dirty.apply(fw.make_dual(m.ones(2), m.ones(2))))
+        grab(lambda: DirtyOk.apply(fw.make_dual(m.ones(2), m.ones(2))))
     grab(lambda: fw.exit_dual_level())
     return msgs
 

@@ -346,7 +346,8 @@ def _forward_tangents(cls, ctx, args, output):
             if not any(t is ta and ta._vc.v != v
                        for a, ta, v in zip(args, tans, versions) if a is o):
                 raise RuntimeError(_ERR_JVP_DIRTY)
-        _check_view_tangent(o, t, args, tans)
+        else:
+            _check_view_tangent(o, t, args, tans)
         if tuple(t.shape) != tuple(o.shape):
             raise RuntimeError(
                 f"Trying to set a forward gradient that has a different size than that of "
