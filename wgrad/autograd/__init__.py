@@ -19,7 +19,7 @@ from .._tensor import Size, Tensor
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "graph", "Node",
            "GradientEdge", "gradcheck", "gradgradcheck", "GradcheckError", "Function",
-           "once_differentiable", "functional", "detect_anomaly", "set_detect_anomaly",
+           "once_differentiable", "functional", "forward_ad", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "get_gradient_edge",
            "register_multi_grad_hook", "increment_version", "set_multithreading_enabled",
            "is_multithreading_enabled", "set_device_workers_for_host_devices", "Variable",
@@ -207,7 +207,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 # the submodules use backward/grad above, so they are imported once those exist
-from . import anomaly_mode, function, functional, grad_mode, graph  # noqa: E402
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph  # noqa: E402
 from .function import Function, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from .graph import increment_version  # noqa: E402

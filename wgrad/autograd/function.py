@@ -18,6 +18,7 @@ import warnings
 
 import jax.numpy as jnp
 
+from .._autograd import forward_ad as _fw
 from .._autograd.grad_mode import _state as _grad_state
 from .._autograd.graph import Node
 from .._autograd.saved import SavedTensor
@@ -52,6 +53,15 @@ class FunctionCtx:
                                 f"is of type {type(t).__name__}")
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Save tensors (or None) for ``jvp``; read them back there as
+        ``ctx.saved_tensors``."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_forward expects all arguments to be tensors; but "
+                                f"got unexpected type: {type(t).__name__}")
+        self.saved_for_forward = tensors
+
     def mark_dirty(self, *args):
         """Mark input tensors that ``forward`` modified in place; they must be returned."""
         self.dirty_tensors = args
@@ -85,6 +95,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self):
+        if getattr(self, "_in_jvp", False):
+            return tuple(getattr(self, "saved_for_forward", ()))
         saved = self._saved
         if saved is None:
             if self.to_save is not None:  # read inside forward, before packing
@@ -243,8 +255,12 @@ class Function:
         ctx.needs_input_grad = needs
         ctx._is_tensor_input = is_tensor
 
+        dual = _fw.state.active and any(t and _fw.get_tangent(a) is not None
+                                        for a, t in zip(args, is_tensor))
         prev = _grad_state.grad
         _grad_state.grad = False
+        if dual:  # NOTE [Custom Function tangents]
+            _fw.state.active = False
         try:
             if setup:
                 output = cls.forward(*args, **kwargs)
@@ -253,7 +269,92 @@ class Function:
                 output = cls.forward(ctx, *args, **kwargs)
         finally:
             _grad_state.grad = prev
-        return _wrap_outputs(ctx, args, output, executable)
+            if dual:
+                _fw.state.active = True
+        out = _wrap_outputs(ctx, args, output, executable)
+        if dual:
+            _forward_tangents(cls, ctx, args, out)
+        return out
+
+
+# NOTE [Custom Function tangents]
+# When an input of ``apply`` is dual, ``forward`` runs with forward AD off (the Function
+# is one primitive, as in torch) and ``jvp(ctx, *tangents)`` gives the outputs' tangents:
+# it receives one tangent per input (zeros for a float or complex tensor without one,
+# None for any other input) and reads ``ctx.save_for_forward``'s tensors as ``ctx.saved_tensors``. A
+# non-differentiable output must get None; an output marked dirty must get its input's
+# tangent, modified in place.
+_ERR_JVP_NONDIFF = ("Function's jvp returned a gradient at position {}, but  the "
+                    "corresponding forward output is not a differentiable Tensor.You should "
+                    "return None at that position instead.")
+_ERR_JVP_DIRTY = ("An inplace custom Function is not modifying the forward mode gradients "
+                  "inplace. If the forward is modifying an input inplace, then the jvp "
+                  "function must modify the corresponding gradient inplace.")
+
+
+def _check_view_tangent(o, t, args, tans):
+    """An output that is an input, or a view of one, needs a tangent that is a view of
+    that input's tangent (of its base when the tangent is itself a view)."""
+    for a, ta in zip(args, tans):
+        if ta is None:
+            continue
+        b = o._base
+        if not (o is a or (b is not None and (b is a or b is a._base))):
+            continue
+        if t._base is None:
+            raise RuntimeError("A custom Function's forward is returning a view (or an input "
+                               "as-is) but the jvp is not returning a view.")
+        if ta._base is None and t._base is not ta:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                               "returning a view of the given grad input.")
+        if ta._base is not None and t._base is not ta._base:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not "
+                               "returning a view of the same base as the given grad input.")
+        return
+
+
+def _forward_tangents(cls, ctx, args, output):
+    tans = []
+    for a in args:
+        if not isinstance(a, Tensor) or a._data.dtype.kind not in "fc":
+            tans.append(None)
+            continue
+        t = _fw.get_tangent(a)
+        tans.append(t if t is not None else Tensor._make(jnp.zeros_like(a._data)))
+    versions = [t._vc.v if isinstance(t, Tensor) else None for t in tans]
+    ctx._in_jvp = True
+    try:
+        res = cls.jvp(ctx, *tans)
+    finally:
+        ctx._in_jvp = False
+    outs = output if isinstance(output, tuple) else (output,)
+    res = res if isinstance(res, tuple) else (res,)
+    if len(res) != len(outs):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(outs)} but got {len(res)})")
+    nondiff = {id(t) for t in (ctx.non_differentiable or ())}
+    dirty = {id(t) for t in (ctx.dirty_tensors or ())}
+    for i, (o, t) in enumerate(zip(outs, res)):
+        if (not isinstance(o, Tensor) or id(o) in nondiff
+                or o._data.dtype.kind not in "fc"):
+            if t is not None:
+                raise RuntimeError(_ERR_JVP_NONDIFF.format(i))
+            continue
+        if t is None:
+            continue
+        if id(o) in dirty:
+            if not any(t is ta and ta._vc.v != v
+                       for a, ta, v in zip(args, tans, versions) if a is o):
+                raise RuntimeError(_ERR_JVP_DIRTY)
+        else:
+            _check_view_tangent(o, t, args, tans)
+        if tuple(t.shape) != tuple(o.shape):
+            raise RuntimeError(
+                f"Trying to set a forward gradient that has a different size than that of "
+                f"the original Tensor, this is not supported. Tensor is of size "
+                f"{list(o.shape)} while the given forward gradient is of size "
+                f"{list(t.shape)}.")
+        _fw.set_tangent(o, t)
 
 
 class InplaceFunction(Function):

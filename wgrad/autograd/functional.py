@@ -3,8 +3,8 @@ hvp, vhp, and the batched vector-Jacobian products of ``grad(..., is_grads_batch
 
 Results follow torch on complex numbers (NOTE [Conjugate Wirtinger convention]): row ``i``
 of a reverse-mode ``jacobian`` is what backward returns for the unit grad_output ``e_i``,
-i.e. the conjugate-Wirtinger gradient of ``Re(f_i)``; ``jvp`` and the forward-mode
-jacobian use the double-backward trick, giving the ordinary (holomorphic) derivative
+i.e. the conjugate-Wirtinger gradient of ``Re(f_i)``; ``jvp`` uses the double-backward trick and the forward-mode
+jacobian dual tensors (NOTE [Forward-mode jacobian]), giving the ordinary (holomorphic) derivative
 applied to ``v``; ``hessian`` is the reverse-mode jacobian of the gradient.
 
 # NOTE [Batched gradients]
@@ -24,6 +24,7 @@ from .._creation import tensor, zeros_like
 from .._tensor import Tensor
 from ..ops import reshape, stack
 from . import _make_grads, grad
+from . import forward_ad as _fwad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
@@ -258,32 +259,59 @@ def _jacfwd(func, inputs, strict, vectorize):
     if not vectorize:
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
                                   "Hessian isonly implemented for `vectorize=True`.")
-    with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
-        inputs = _grad_preprocess(inputs, create_graph=False, need_graph=True)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function",
-                                              "jacobian")
-        grad_outputs = tuple(zeros_like(out).requires_grad_(True) for out in outputs)
-        grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    inputs = tuple(x.detach() for x in inputs)
     numels = tuple(x.numel() for x in inputs)
-    n = sum(numels)
-    tangents = tuple(t.reshape((n,) + tuple(x.shape))
-                     for t, x in zip(_basis(inputs, numels), inputs))
-    used = [(g, t) for g, t in zip(grad_inputs, tangents) if g is not None]
-    jv = (_autograd_grad(tuple(g for g, _ in used), grad_outputs, tuple(t for _, t in used),
-                         is_grads_batched=True) if used else (None,) * len(outputs))
+    cols = None  # per output, per input: the columns J e_j (NOTE [Forward-mode jacobian])
+    for p, (x, k) in enumerate(zip(inputs, numels)):
+        for j in range(k):
+            e = np.zeros(k, dtype=np.dtype(x._data.dtype))
+            e[j] = 1
+            with _fwad.dual_level():
+                duals = tuple(_fwad.make_dual(y, tensor(e.reshape(tuple(y.shape)),
+                                                        dtype=y.dtype)) if q == p else y
+                              for q, y in enumerate(inputs))
+                outputs = func(*duals)
+                is_outputs_tuple, outputs = _as_tuple(
+                    outputs, "outputs of the user-provided function", "jacobian")
+                tans = []
+                for o in outputs:
+                    t = _fwad.unpack_dual(o).tangent
+                    tans.append(zeros_like(o) if t is None else t.to(o.dtype))
+                primals = tuple(_fwad.unpack_dual(o).primal for o in outputs)
+            if cols is None:
+                cols = [[[] for _ in inputs] for _ in outputs]
+            for oi, t in enumerate(tans):
+                cols[oi][p].append(t.detach())
+    if cols is None:  # no input elements: one call gives the output shapes
+        is_outputs_tuple, primals = _as_tuple(func(*inputs),
+                                              "outputs of the user-provided function",
+                                              "jacobian")
+        cols = [[[] for _ in inputs] for _ in primals]
     jac = []
-    for o, j in zip(outputs, jv):
-        if j is None:
-            j = zeros_like(o).expand(n, *o.shape)
-        row, start = [], 0
-        for x, k in zip(inputs, numels):
-            blk = j[start:start + k].reshape(k, -1).transpose(0, 1)
-            row.append(reshape(blk, tuple(o.shape) + tuple(x.shape)).detach())
-            start += k
+    for oi, o in enumerate(primals):
+        row = []
+        for p, x in enumerate(inputs):
+            c = cols[oi][p]
+            if c:
+                blk = stack(c, -1)
+            else:
+                blk = zeros_like(o).reshape(tuple(o.shape) + (0,))
+            row.append(reshape(blk, tuple(o.shape) + tuple(x.shape)))
         jac.append(tuple(row))
-    return _tuple_postprocess(tuple(jac), (is_outputs_tuple, is_inputs_tuple))
+    res = _tuple_postprocess(tuple(jac), (is_outputs_tuple, is_inputs_tuple))
+    if is_inputs_tuple:  # torch's forward mode returns lists here
+        res = [list(r) for r in res] if is_outputs_tuple else list(res)
+    return res
+
+
+# NOTE [Forward-mode jacobian]
+# ``strategy="forward-mode"`` pushes each standard basis vector e_j of the inputs through
+# ``func`` as the tangent of a dual input (wgrad.autograd.forward_ad), so column j is
+# J e_j in forward-mode's convention (the R-linear pushforward; the ordinary derivative
+# for a holomorphic ``func``). torch demands ``vectorize=True`` here; wgrad loops over
+# the columns. In ``hessian``'s forward-over-reverse use, the tangents flow through the
+# recorded backward pass of the inner (reverse-mode) gradient.
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,

@@ -18,7 +18,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._creation import tensor, zeros_like
+from ..ops import stack
 from .._tensor import Tensor
+from . import forward_ad as _fwad
 from . import grad
 
 
@@ -115,6 +117,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     >>> wgrad.autograd.gradcheck(lambda z: (z * z.conj()).real.sum(), (z,))
     True
     """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
+                             "to be True")
     inputs = _as_tuple(inputs)
     diff_in = _differentiable_inputs(inputs)
     outputs = _as_tuple(func(*inputs))
@@ -122,12 +127,16 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not diff_out:  # torch: then every numerical derivative must be zero
         return _check_no_differentiable_outputs(func, inputs, diff_in, eps, atol, rtol,
                                                 raise_exception)
-    if not check_backward_ad:
-        return True
     check = _fast_gradcheck if fast_mode else _slow_gradcheck
     try:
-        check(func, inputs, outputs, diff_in, diff_out, eps=eps, atol=atol, rtol=rtol,
-              nondet_tol=nondet_tol, check_grad_dtypes=check_grad_dtypes)
+        if check_backward_ad:
+            check(func, inputs, outputs, diff_in, diff_out, eps=eps, atol=atol, rtol=rtol,
+                  nondet_tol=nondet_tol, check_grad_dtypes=check_grad_dtypes)
+        if check_backward_ad and check_batched_grad:
+            _batched_gradcheck(inputs, outputs, diff_in, diff_out, atol=atol, rtol=rtol)
+        if check_forward_ad:
+            _forward_gradcheck(func, inputs, diff_in, eps=eps, atol=atol, rtol=rtol,
+                               fast_mode=fast_mode)
     except GradcheckError:
         if raise_exception:
             raise
@@ -164,6 +173,73 @@ def _check_no_differentiable_outputs(func, inputs, diff_in, eps, atol, rtol, rai
 def _check_grad_dtype(g, x, check_grad_dtypes):
     if check_grad_dtypes and g.dtype is not x.dtype:
         raise GradcheckError("Gradient has dtype mismatch")
+
+
+# -- batched backward: grad(is_grads_batched=True) against one grad per batch element ----
+
+def _batched_gradcheck(inputs, outputs, diff_in, diff_out, *, atol, rtol):
+    rng = np.random.default_rng(1)
+    ins = [inputs[i] for i in diff_in]
+    for k in diff_out:
+        o = outputs[k]
+        vs = [tensor(_random_like(rng, tuple(o.shape), o._data.dtype), dtype=o.dtype)
+              for _ in range(2)]
+        batched = grad(o, ins, stack(vs), retain_graph=True, allow_unused=True,
+                       is_grads_batched=True)
+        for v_idx, v in enumerate(vs):
+            one = grad(o, ins, v, retain_graph=True, allow_unused=True)
+            for i, b, g in zip(diff_in, batched, one):
+                exp = np.zeros(tuple(inputs[i].shape)) if g is None else _to_np(g)
+                res = np.zeros(tuple(inputs[i].shape)) if b is None else _to_np(b[v_idx])
+                if not np.allclose(res, exp, rtol=rtol, atol=atol):
+                    raise GradcheckError(
+                        f"For output {k} and input {i}:\n\ngradcheck or gradgradcheck "
+                        f"failed while testing batched gradient computation.\n\nGot:\n"
+                        f"{res}\n\nExpected:\n{exp}")
+
+
+# -- forward mode: J u from dual tensors against (f(x + eps u) - f(x - eps u)) / (2 eps) --
+# Slow mode takes every real and imaginary unit direction u of every input (the whole
+# Jacobian, one column per JVP); fast mode one random u per input. JVPs follow torch's
+# forward-mode convention (the R-linear pushforward, NOTE [Tangents of primitives]), so
+# the finite difference along u is their value, for complex inputs and outputs alike.
+
+def _jvp_outputs(func, inputs, diff_in, i, u):
+    """Every differentiable input is dual (inputs detached, as torch's check does); the
+    tangent is ``u`` for input ``i``, zero for the others."""
+    with _fwad.dual_level():
+        args = [a.detach() if _is_tensor(a) else a for a in inputs]
+        for q in diff_in:
+            x = inputs[q]
+            t = tensor(u, dtype=x.dtype) if q == i else zeros_like(args[q])
+            args[q] = _fwad.make_dual(args[q], t)
+        outs = _as_tuple(func(*args))
+        res = []
+        for o in outs:
+            if not _is_tensor(o) or not (o.is_floating_point() or o.is_complex()):
+                continue
+            t = _fwad.unpack_dual(o).tangent
+            res.append(np.zeros(tuple(o.shape)) if t is None else _to_np(t))
+    return res
+
+
+def _forward_gradcheck(func, inputs, diff_in, *, eps, atol, rtol, fast_mode):
+    rng = np.random.default_rng(0)
+    for i in diff_in:
+        x = inputs[i]
+        if fast_mode:
+            dirs = [_random_like(rng, tuple(x.shape), x._data.dtype)]
+        else:
+            dirs = [_unit(x.numel(), j, dr, x.is_complex()).reshape(tuple(x.shape))
+                    for dr in _parts(x) for j in range(x.numel())]
+        for u in dirs:
+            num = _directional(func, inputs, i, u, eps)
+            ana = _jvp_outputs(func, inputs, diff_in, i, u)
+            for oi, (n, a) in enumerate(zip(num, ana)):
+                if not np.all(np.abs(a - n) <= atol + rtol * np.abs(n)):
+                    raise GradcheckError(
+                        f"Jacobian computed with forward mode mismatch for output {oi} with "
+                        f"respect to input {i},\nnumerical:{n!r}\nanalytical:{a!r}\n")
 
 
 # -- fast mode: v^T J u for one random u per input and one random v per output ----------

@@ -40,6 +40,9 @@ import jax.numpy as jnp
 
 from .._tensor import Tensor, _make
 from .._autograd import anomaly_mode as _anomaly
+from .._autograd.forward_ad import get_tangent as _get_tangent
+from .._autograd.forward_ad import set_tangent as _set_tangent
+from .._autograd.forward_ad import state as _fw
 from .._autograd.grad_mode import _state
 from .._autograd.graph import Node
 from .._autograd.saved import SavedTensor
@@ -70,7 +73,7 @@ class Primitive:
     # the first parameter is not called ``self``: formulas for an input ``self`` arrive
     # as keyword arguments
     def __init__(prim, name, fwd, *, nout=1, jit=True, node_name=None,
-                 nondiff_outputs=(), view=False, **formulas):
+                 nondiff_outputs=(), view=False, jvp=None, **formulas):
         prim.name = name
         prim.node_name = node_name or _camel(name) + "Backward0"
         prim.node_cls = _node_class(prim.node_name)
@@ -96,6 +99,12 @@ class Primitive:
         prim._fwd_cache = {}
         prim._bwd_cache = {}
         prim._saves_cache = {}
+        # NOTE [Tangents of primitives]: an explicit rule where JAX's jvp differs from torch
+        prim.jvp = jvp
+        prim._jvp_cache = {}
+
+    # a generated op that computes tangents (NOTE [Recorded tangents]) has none itself
+    no_tangent = False
 
     def __repr__(self):
         return f"<wgrad primitive {self.name}>"
@@ -126,14 +135,22 @@ class Primitive:
         except (TypeError, ValueError):  # NOTE [Shape errors]
             check_broadcast(*[a.shape for a in args if isinstance(a, Tensor)])
             raise
+        res = None
         if _state.grad:
             for a in args:
                 if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
                     res = self._record(args, akey, attrs, out)
-                    return _mark_view(self, args, akey, res) if self.view else res
-        if self.nout == 1:
-            return _mark_view(self, args, akey, _make(out)) if self.view else _make(out)
-        return tuple(_make(o) for o in out)
+                    if self.view:
+                        res = _mark_view(self, args, akey, res)
+                    break
+        if res is None:
+            if self.nout == 1:
+                res = _mark_view(self, args, akey, _make(out)) if self.view else _make(out)
+            else:
+                res = tuple(_make(o) for o in out)
+        if _fw.active:  # NOTE [Forward AD state]: the one check when no level is active
+            _push_tangents(self, args, akey, attrs, res)
+        return res
 
     # NOTE [Recording cost]
     # _record runs once per differentiable op in eager code, so it is written for speed:
@@ -332,6 +349,222 @@ def _bounded_put(cache, key, value):
         del cache[next(iter(cache))]
     cache[key] = value
 
+
+# NOTE [Tangents of primitives]
+# Forward-mode AD needs no second formula table: the tangent of a primitive's outputs is
+# the JVP of its forward, ``jax.jvp(fwd, primals, tangents)``, run as one jitted kernel
+# per (primitive, attributes, which inputs carry a tangent); jit specialises it per
+# shape and dtype. JAX's jvp of a complex function is the R-linear pushforward
+# df = (df/dz) t + (df/dz*) conj(t), which is torch's forward-mode convention (no
+# conjugation, unlike NOTE [Conjugate Wirtinger convention]). Explicit rules where this
+# is not enough:
+# - a view primitive applies itself to the tangent, so the tangent of a view is a view of
+#   the tangent (NOTE [Views]);
+# - ``Primitive(jvp=rule)`` gives ``rule(primals, tangents, **attrs)`` over arrays (an
+#   absent tangent is None) where JAX's derivative at a non-differentiable point is not
+#   torch's (abs'(0) is 0 in torch, 1 in JAX);
+# - integer and boolean outputs, ``nondiff_outputs``, and ops in inference mode get no
+#   tangent;
+# - a tangent whose dtype is not its primal's is cast first (the real part for a complex
+#   tangent of a real primal).
+# With grad mode on and a primal or tangent that requires grad, the same function runs as a
+# recorded op instead (NOTE [Recorded tangents]), so tangents can be differentiated.
+_JVP_MAX = 1024
+
+
+def _jvp_kernel(prim, akey, idx):
+    cache = prim._jvp_cache
+    key = (akey, idx)
+    k = cache.get(key)
+    if k is not None:
+        return k
+    attrs = dict(akey)
+    fwd = functools.partial(prim.fwd, **attrs) if attrs else prim.fwd
+    rule = prim.jvp
+
+    def fun(vals, tans):
+        tans = [_cast_tangent(t, vals[i]) for i, t in zip(idx, tans)]
+        if rule is not None:
+            full = [None] * len(vals)
+            for i, t in zip(idx, tans):
+                full[i] = t
+            return rule(tuple(vals), tuple(full), **attrs)
+
+        def g(*diff):
+            vs = list(vals)
+            for i, d in zip(idx, diff):
+                vs[i] = d
+            return fwd(*vs)
+        return jax.jvp(g, tuple(vals[i] for i in idx), tuple(tans))[1]
+    k = jax.jit(fun) if prim.jit else fun
+    if len(cache) >= _JVP_MAX:
+        cache.clear()
+    cache[key] = k
+    return k
+
+
+def _cast_tangent(t, v):
+    if t.dtype == v.dtype:
+        return t
+    if jnp.iscomplexobj(t) and not jnp.iscomplexobj(v):
+        t = jnp.real(t)
+    return t.astype(v.dtype)
+
+
+def _push_tangents(prim, args, akey, attrs, res):
+    """Give ``res`` (a Tensor or a tuple) the tangents of a call with dual inputs."""
+    if _state.inference or prim.no_tangent:  # inference mode computes no tangents, as torch
+        return
+    if prim.variadic:
+        args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    idx, tans = [], []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            t = _get_tangent(a)
+            if t is not None:
+                idx.append(i)
+                tans.append(t)
+    if not idx:
+        return
+    if prim.view:
+        if idx[0] == 0 and prim.nout == 1:
+            _set_tangent(res, prim(tans[0], *args[1:], **attrs))
+            return
+    single = prim.nout == 1
+    outs = (res,) if single else res
+    if all(i in prim.nondiff_outputs or o._data.dtype.kind not in _DIFF_KINDS
+           for i, o in enumerate(outs)):
+        return
+    diff = [i not in prim.nondiff_outputs and o._data.dtype.kind in _DIFF_KINDS
+            for i, o in enumerate(outs)]
+    touts = None
+    if _state.grad and _any_requires_grad(args, tans):
+        touts = _recorded_tangents(prim, akey, tuple(idx), args, tans, diff)
+    if touts is None:
+        k = _jvp_kernel(prim, akey, tuple(idx))
+        vals = [a._data if isinstance(a, Tensor) else a for a in args]
+        touts = k(vals, [t._data for t in tans])
+        if single:
+            touts = (touts,)
+        touts = [_make(t) for t in touts]
+    for o, t, d in zip(outs, touts, diff):
+        if d:
+            _set_tangent(o, t)
+    node = outs[0]._grad_fn
+    if isinstance(node, OpNode) and node.prim is prim:
+        # a saved result is rebuilt on unpack: its tangent must come back with it
+        node.fw_results = (_fw.generation, tuple(_get_tangent(o) for o in outs))
+
+
+# NOTE [Recorded tangents]
+# When grad mode is on and a primal or a tangent requires grad, a tangent must itself be
+# differentiable (reverse-over-forward). It is then computed by a generated primitive whose
+# forward is the JVP kernel's function over (tensor inputs, tangents) and whose backward is
+# the JAX identity of NOTE [Conjugate Wirtinger convention], conj(jax.vjp(f)(conj g)), a
+# generated primitive again, so any order works. Python scalar arguments become static
+# attributes of the generated op (one compiled kernel per value: this path is rare).
+_GENERATED = {}
+
+
+def _any_requires_grad(args, tans):
+    for a in args:
+        if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
+            return True
+    for t in tans:
+        if t._requires_grad or t._grad_fn is not None:
+            return True
+    return False
+
+
+def _generated(key, fun, nout, name):
+    """The primitive ``fun(*xs)`` over tensors, differentiable to any order."""
+    p = _GENERATED.get(key)
+    if p is not None:
+        return p
+
+    def backward(xs, gs):
+        diff = tuple(i for i, x in enumerate(xs) if x._data.dtype.kind in _DIFF_KINDS)
+        if not diff:
+            return [None] * len(xs)
+        n_in = len(xs)
+
+        def vjp(*a):
+            ins, cts = a[:n_in], a[n_in:]
+
+            def g(*d):
+                full = list(ins)
+                for i, v in zip(diff, d):
+                    full[i] = v
+                return fun(*full)
+            _, pull = jax.vjp(g, *[ins[i] for i in diff])
+            cts = tuple(jnp.conj(c) for c in cts)
+            res = tuple(jnp.conj(r) for r in pull(cts[0] if nout == 1 else cts))
+            return res[0] if len(res) == 1 else res
+        op = _generated(("vjp", key, diff), vjp, len(diff), name + "_vjp")
+        outs = op(*xs, *gs)
+        outs = (outs,) if len(diff) == 1 else outs
+        full = [None] * n_in
+        for i, o in zip(diff, outs):
+            full[i] = o
+        return full
+    if nout == 1:
+        formula = lambda grad, xs: backward(xs, (grad,))  # noqa: E731
+    else:
+        formula = lambda grads, xs: backward(xs, grads)  # noqa: E731
+    p = Primitive(name, lambda *xs: fun(*xs), nout=nout, xs=formula)
+    p.no_tangent = True
+    if len(_GENERATED) >= _JVP_MAX:
+        _GENERATED.clear()
+    _GENERATED[key] = p
+    return p
+
+
+def _recorded_tangents(prim, akey, idx, args, tans, diff):
+    """The tangents as recorded ops (NOTE [Recorded tangents]), or None when a static
+    argument cannot key the generated op."""
+    tpos = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+    consts = tuple((i, a) for i, a in enumerate(args) if not isinstance(a, Tensor))
+    key = ("jvp", prim, akey, idx, tpos, consts)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    kernel = _jvp_kernel(prim, akey, idx)
+    dpos = tuple(i for i, d in enumerate(diff) if d)
+    n_t, n_args, single = len(tpos), len(args), prim.nout == 1
+
+    def fun(*xs):
+        vals = [None] * n_args
+        for i, c in consts:
+            vals[i] = c
+        for i, x in zip(tpos, xs[:n_t]):
+            vals[i] = x
+        out = kernel.__wrapped__(vals, list(xs[n_t:])) if hasattr(kernel, "__wrapped__") \
+            else kernel(vals, list(xs[n_t:]))
+        out = (out,) if single else out
+        out = tuple(out[i] for i in dpos)
+        return out[0] if len(out) == 1 else out
+    op = _generated(key, fun, len(dpos), prim.name + "_jvp")
+    res = op(*[args[i] for i in tpos], *tans)
+    res = (res,) if len(dpos) == 1 else res
+    touts = [None] * len(diff)
+    for i, r in zip(dpos, res):
+        touts[i] = r
+    return touts
+
+
+def _restore_result_tangents(node, sv):
+    ts = getattr(node, "fw_results", None)
+    if ts is None or ts[0] != _fw.generation:  # recorded in an earlier level
+        return
+    ts = ts[1]
+    if "result" in sv and sv["result"] is not None:
+        _set_tangent(sv["result"], ts[0])
+    if "results" in sv:
+        for r, t in zip(sv["results"], ts):
+            if r is not None:
+                _set_tangent(r, t)
+
 # NOTE [Pass-through kernels]
 # Some backward kernels hand a gradient on untouched: add's and sub's ``self``, a sum
 # over nothing, a cast to the same dtype. Such a kernel is found once, when it first
@@ -481,7 +714,7 @@ class OpNode(Node):
     """The backward node of a Primitive call (``MulBackward0`` and so on)."""
 
     __slots__ = ("prim", "attrs", "akey", "needs", "in_meta", "out_meta", "saved",
-                 "num_outputs")
+                 "num_outputs", "fw_results")
 
     def name(self):
         return self.prim.node_name
@@ -489,8 +722,11 @@ class OpNode(Node):
     def apply(self, grads):
         p = self.prim
         saved = self.saved
-        if _state.grad:  # create_graph: record the formulas
+        if _state.grad or _fw.active:  # create_graph: record the formulas; a dual level:
+            # carry tangents through them (forward-over-reverse)
             sv = {k: _unpack(v, self, graph=True) for k, v in saved.items()}
+            if _fw.active:
+                _restore_result_tangents(self, sv)
             return p.run_formulas(self.attrs, self.needs, self.in_meta, self.out_meta,
                                   list(grads), sv)
         # NOTE [Recording cost] applies here too: one dict lookup for the kernel, the

@@ -28,6 +28,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._autograd import forward_ad as _fw
+
 __all__ = ["mark_view", "link_alias", "rebind", "conj_bits", "strided_as", "is_contiguous"]
 
 
@@ -94,7 +96,12 @@ def link_alias(src, out, view=True, counter=False):
     """Make ``out`` (same shape and data as ``src``) an alias of ``src``: a view
     (``_base`` set) or, with ``view=False``, a detached alias (``detach()``); with
     ``counter=True`` it gets a version counter of its own (``.data``)."""
-    return _link(src, out, (), True, view, type(src._vc)() if counter else None)
+    out = _link(src, out, (), True, view, type(src._vc)() if counter else None)
+    if view and _fw.state.active:  # a view of a dual tensor is dual (NOTE [Tangents of primitives])
+        t = _fw.get_tangent(src)
+        if t is not None:
+            _fw.set_tangent(out, link_alias(t, t._make(t._data)))
+    return out
 
 
 def rebind(t, src):

@@ -217,11 +217,38 @@ def _pow_fwd(self, exponent, *, dtype):
     return jnp.where(p < 0, neg, jnp.power(a, jnp.maximum(p, 0)))
 
 
+def _pow_jvp(p, t, *, dtype):
+    # NOTE [Tangents of primitives]: torch's tangent is its backward formulas' transpose,
+    # so, as there, a real input's share of a complex power is its real part, the base's
+    # share is 0 where the exponent is 0, the exponent's 0 where self == 0 and Re p >= 0
+    x, e = p
+    out = 0
+    for i, (v, tv) in enumerate(zip(p, t)):
+        if tv is None:
+            continue
+
+        def f(a, i=i):
+            return _pow_fwd(a, e, dtype=dtype) if i == 0 else _pow_fwd(x, a, dtype=dtype)
+        d = jax.jvp(f, (jnp.asarray(v),), (jnp.asarray(tv, jnp.result_type(v)),))[1]
+        if jnp.iscomplexobj(d) and not jnp.iscomplexobj(v):
+            d = jnp.real(d).astype(d.dtype)
+        if i == 0:
+            zero = jnp.asarray(e) == 0
+        else:
+            re = jnp.real(e) >= 0
+            if jnp.iscomplexobj(e):
+                re = re & (jnp.imag(e) == 0)
+            zero = (jnp.asarray(x) == 0) & re
+        out = out + jnp.where(zero, jnp.zeros_like(d), d)
+    return out
+
+
 _pow = Primitive("pow", _pow_fwd, node_name="PowBackward1",
-                 self=_pow_self, exponent=_pow_exponent)
-_pow_scalar = Primitive("pow", _pow_fwd, node_name="PowBackward0", self=_pow_self)
+                 self=_pow_self, exponent=_pow_exponent, jvp=_pow_jvp)
+_pow_scalar = Primitive("pow", _pow_fwd, node_name="PowBackward0", self=_pow_self,
+                        jvp=_pow_jvp)
 _rpow = Primitive("pow", _pow_fwd, node_name="PowBackward2",
-                  self=_pow_self, exponent=_pow_exponent)
+                  self=_pow_self, exponent=_pow_exponent, jvp=_pow_jvp)
 
 # NOTE [Integer powers]
 # ``x ** 2`` with a Python number is torch's PowBackward0: the exponent is a static
@@ -318,8 +345,11 @@ deg2rad = _unary("deg2rad", jnp.deg2rad, lambda grad: grad * (math.pi / 180))
 rad2deg = _unary("rad2deg", jnp.rad2deg, lambda grad: grad * (180 / math.pi))
 
 # relu'(0) = 0 (torch's threshold_backward)
+# NOTE [Tangents of primitives]: torch's tangents at the kinks (relu'(0) = 0, |x|'(0) = 0,
+# clamp passes the tangent of x on its closed range), where JAX's jvp splits ties
 _relu = Primitive("relu", lambda self: jnp.maximum(self, 0),
-                  self=lambda grad, result: where(result <= 0, 0., grad))
+                  self=lambda grad, result: where(result <= 0, 0., grad),
+                  jvp=lambda p, t: jnp.where(p[0] > 0, t[0], jnp.zeros_like(t[0])))
 
 
 def relu(input):
@@ -352,7 +382,14 @@ def softplus(input, beta=1.0, threshold=20.0):
 # Complex
 # ======================================================================================
 
-_abs = Primitive("abs", lambda self: jnp.abs(self), self=lambda grad, self: grad * self.sgn())
+def _abs_jvp(p, t):
+    if jnp.iscomplexobj(p[0]):
+        return jnp.real(jnp.conj(_sgn_fwd(p[0])) * t[0])
+    return jnp.sign(p[0]) * t[0]
+
+
+_abs = Primitive("abs", lambda self: jnp.abs(self), self=lambda grad, self: grad * self.sgn(),
+                 jvp=_abs_jvp)
 
 
 def abs(input):
@@ -369,7 +406,12 @@ def _angle_backward(grad, self):
     return where(self == 0, 0., grad * self / (self.abs() * self.abs()) * _I)
 
 
-_angle = Primitive("angle", lambda self: jnp.angle(self), self=_angle_backward)
+def _angle_jvp(p, t):
+    d = jax.jvp(jnp.angle, p, t)[1]
+    return jnp.where(p[0] == 0, jnp.zeros_like(d), d)
+
+
+_angle = Primitive("angle", lambda self: jnp.angle(self), self=_angle_backward, jvp=_angle_jvp)
 
 
 def angle(input):
@@ -400,7 +442,17 @@ def _sign_fwd(self):
     return jnp.sign(self)
 
 
-_sgn = Primitive("sgn", _sgn_fwd, self=_sgn_backward)
+def _sgn_jvp(p, t):
+    z, tz = p[0], t[0]
+    if not jnp.iscomplexobj(z):
+        return jnp.zeros_like(tz)
+    a = jnp.abs(z)
+    s = _sgn_fwd(z)
+    d = (tz - s * s * jnp.conj(tz)) / (2 * jnp.where(a == 0, jnp.ones_like(a), a))
+    return jnp.where(a == 0, jnp.zeros_like(d), d)
+
+
+_sgn = Primitive("sgn", _sgn_fwd, self=_sgn_backward, jvp=_sgn_jvp)
 
 
 def sgn(input):
@@ -592,7 +644,18 @@ _clamp = Primitive(
     "clamp", lambda self, min, max: _clamp_fwd(self, min, max),
     self=lambda grad, self, min, max: where(_in_range(self, min, max), grad, 0.),
     min=lambda grad, self, min: where(self < min, grad, 0.),
-    max=lambda grad, self, max: where(self > max, grad, 0.))
+    max=lambda grad, self, max: where(self > max, grad, 0.),
+    jvp=lambda p, t: _clamp_jvp(*p, *t))
+
+
+def _clamp_jvp(x, lo, hi, tx, tlo, thi):
+    out = jnp.broadcast_to(tx, jnp.broadcast_shapes(*(jnp.shape(v) for v in (x, lo, hi)
+                                                      if v is not None)))
+    if lo is not None:
+        out = jnp.where(x < lo, 0 if tlo is None else tlo, out)
+    if hi is not None:
+        out = jnp.where(x > hi, 0 if thi is None else thi, out)
+    return out.astype(tx.dtype)
 
 
 def clamp(input, min=None, max=None):

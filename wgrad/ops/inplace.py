@@ -17,6 +17,7 @@ import numpy as np
 
 from .._creation import _random, tensor
 from .._tensor import Tensor, _make
+from .._autograd import forward_ad as _fw
 from .._autograd.grad_mode import _state
 from .._autograd.saved import SavedTensor
 from . import elementwise as _E
@@ -133,6 +134,8 @@ def _apply(t, compute):
     """Run ``compute(snapshot_of_t)`` and make its value and history ``t``'s."""
     _check(t)
     snap = _snapshot(t)
+    if _fw.state.active:
+        _fw.set_tangent(snap, _fw.get_tangent(t))
     out = _conform(t, compute(snap))
     vc = t._vc
     version = vc.v + 1
@@ -153,6 +156,8 @@ def _apply(t, compute):
             _rehome(t, *((out._grad_fn, out._output_nr) if rec else (None, 0)))
             regraph = t._view_meta is not None
     vc.v = version
+    if _fw.state.active:
+        _inplace_tangent(t, out)
     if regraph:
         for a in t._view_meta.storage.live():
             b = a._base
@@ -160,6 +165,29 @@ def _apply(t, compute):
                 r = _replay(a._view_meta.bchain, b)
                 _rehome(a, r._grad_fn, r._output_nr)
     return t
+
+
+def _inplace_tangent(t, out):
+    """The tangent of ``out`` becomes ``t``'s, written into its base's tangent and seen
+    by every view of that base, as the values are (NOTE [Tangents of primitives])."""
+    to = _fw.get_tangent(out)
+    base = t._base if t._base is not None else t
+    bt = _fw.get_tangent(base)
+    if to is None and bt is None:
+        return
+    if base is t:
+        new = to
+    else:
+        if to is None:
+            to = _make(jnp.zeros_like(t._data))
+        braw = bt._data if bt is not None else jnp.zeros_like(base._data)
+        new = _make(_write_raw(t._view_meta.bchain, braw, to._data))
+    _fw.set_tangent(base, new)
+    m = t._view_meta
+    st = m.storage if m is not None else None
+    for a in (st.live() if st is not None else ()):
+        if a._base is base:
+            _fw.set_tangent(a, _replay(a._view_meta.bchain, new) if new is not None else None)
 
 
 def _variant(module, name):
