@@ -45,6 +45,7 @@ SECTIONS = (
     ("Matrix products and matrix functions", "wgrad.ops.linear_algebra"),
     ("In-place variants", "wgrad.ops.inplace"),
     ("Convolutions", "wgrad.ops.conv"),
+    ("Comparisons", "wgrad.ops.compare"),
     ("Activations", "wgrad.ops.activation"),
     ("Layer ops: transposed convolutions, normalisation, distances", "wgrad.ops.layer"),
     ("`wgrad.fft`", "wgrad.fft"),

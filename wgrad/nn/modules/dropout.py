@@ -5,7 +5,26 @@ from .module import Module
 __all__ = ["Dropout"]
 
 
-class Dropout(Module):
+class _DropoutNd(Module):
+    """The dropout modules' common part: ``p``, ``inplace`` and a functional ``_fn``."""
+
+    _fn = None
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self)._fn(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
     """Zero each element with probability ``p`` in training mode and scale the rest by
     ``1 / (1 - p)``; the identity in eval mode.
 
@@ -16,16 +35,4 @@ class Dropout(Module):
     >>> d(wgrad.ones(3))
     tensor([1., 1., 1.])
     """
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
-        self.inplace = inplace
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
+    _fn = staticmethod(F.dropout)

@@ -1,26 +1,9 @@
 """Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout (the functions are in
 ``nn/_extra.py``)."""
 from .. import _extra as E
-from .module import Module
+from .dropout import _DropoutNd
 
 __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
-
-
-class _DropoutNd(Module):
-    _fn = None
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
-        self.inplace = inplace
-
-    def forward(self, input):
-        return type(self)._fn(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Dropout1d(_DropoutNd):
