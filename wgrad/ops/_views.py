@@ -146,8 +146,10 @@ def _element_ids(t):
     if m is None or not m.chain or any(p.name in _REINTERPRET for p, _, _ in m.chain):
         return None
     root = m.storage.data
-    ids = _replay_raw(m.chain, jnp.arange(root.size).reshape(root.shape))
-    return np.asarray(ids)
+    # the numbers depend on shapes only: computed eagerly even inside a traced formula
+    with jax.ensure_compile_time_eval():
+        ids = _replay_raw(m.chain, jnp.arange(root.size).reshape(root.shape))
+        return np.asarray(ids)
 
 
 def strided_as(t, shape):
