@@ -86,7 +86,7 @@ def hardswish(input, inplace=False):
     -------
     >>> import wgrad
     >>> wgrad.nn.functional.hardswish(wgrad.tensor([-4., 0., 1., 4.]))
-    tensor([-0.0000,  0.0000,  0.6667,  4.0000])
+    tensor([-0.0000, 0.0000, 0.6667, 4.0000])
     """
     _real_only("hardswish_cpu", input)
     return _inplace(lambda x: where(x <= -3, x * 0, where(x < 3, x * (x + 3) / 6, x)),

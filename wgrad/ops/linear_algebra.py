@@ -53,14 +53,14 @@ class LinAlgError(RuntimeError):
 def _mm_self(grad, other):
     m, n, k = grad.shape[-2], grad.shape[-1], other.shape[-2]
     if other.is_complex() and grad.is_complex() and m * (n + k) < k * n:
-        return (grad.conj() @ other.mT).conj()
+        return (grad.conj() @ other.mT).conj_physical()
     return grad @ other.mH
 
 
 def _mm_other(grad, self):
     m, k, n = self.shape[-2], self.shape[-1], grad.shape[-1]
     if self.is_complex() and grad.is_complex() and n * (m + k) < m * k:
-        return (self.mT @ grad.conj()).conj()
+        return (self.mT @ grad.conj()).conj_physical()
     return self.mH @ grad
 
 
