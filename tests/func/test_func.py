@@ -361,6 +361,25 @@ def test_errors_like_torch(case):
     assert got[0] == got[1]
 
 
+def test_hooks_like_torch():
+    res = []
+    for lib in (wgrad, torch):
+        calls = []
+
+        def f(u, calls=calls):
+            y = u * 2
+            y.register_hook(lambda g: g * 10)
+            return (y ** 2).sum()
+        x = lib.tensor(BATCH)
+        out = [lib.func.grad(f)(x[0]), lib.func.vmap(lib.func.grad(f))(x)]
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            with pytest.raises(RuntimeError) as e:
+                lib.func.grad(f)(x[0])
+        res.append((_np(out), str(e.value)))
+    _close(res[0][0], res[1][0])
+    assert res[0][1] == res[1][1]
+
+
 def test_vmap_randomness_same_and_different():
     x = wgrad.tensor(BATCH)
     out = wf.vmap(lambda u: u * 0 + wgrad.randn(()), randomness="same")(x)

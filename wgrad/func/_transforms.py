@@ -21,6 +21,7 @@ import numpy as np
 
 from .._autograd import forward_ad as _fw_core
 from .._autograd.grad_mode import _state as _grad_state
+from .._autograd.graph import _hooks_state
 from .._autograd.grad_mode import enable_grad
 from .._creation import tensor, zeros_like
 from .._tensor import Tensor
@@ -30,6 +31,9 @@ from ._lower import call_lowered, captured, flatten, in_clean_room, torch_spec, 
 from ._vmap import _key_of, vmap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
+
+_ERR_SAVED_HOOKS = ("torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor "
+                    "hooks. Please open an issue with your use case.")
 
 
 # -- helpers -----------------------------------------------------------------------------
@@ -69,6 +73,11 @@ def _replace(args, argnums, nums, new):
         for i, v in zip(nums, new):
             args[i] = v
     return args
+
+
+def _check_no_saved_hooks():
+    if _hooks_state().stack:
+        raise RuntimeError(_ERR_SAVED_HOOKS)
 
 
 def _check_tensors(leaves):
@@ -198,6 +207,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
     """
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        _check_no_saved_hooks()
         nums, diff = _diff_args(args, argnums)
         leaves, tree = flatten(diff)
         _check_tensors(leaves)
@@ -262,6 +272,7 @@ def vjp(func, *primals, has_aux=False):
 def _vjp(func, primals, has_aux):
     """vjp's ``(output, vjp_fn, aux, the fresh inputs, the outputs on the tape)``."""
     where = "vjp(f, *primals)"
+    _check_no_saved_hooks()
     leaves, tree = flatten(primals)
     _check_tensors(leaves)
     need = _need_graph(leaves, (func,))
@@ -460,6 +471,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     """
     @functools.wraps(func)
     def wrapper(*args):
+        _check_no_saved_hooks()
         nums, diff = _diff_args(args, argnums)
         leaves, tree = flatten(diff)
         _check_tensors(leaves)
