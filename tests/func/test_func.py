@@ -77,6 +77,10 @@ CASES = [
     ("vjp_hol", lambda m: (lambda z, t: m.func.vjp(lambda u: hol(m, u), z)[1](t)), (XC, TC)),
     ("vjp_nonhol", lambda m: (lambda z, t: m.func.vjp(lambda u: nonhol(m, u), z)[1](t)),
      (XC, TC)),
+    ("vjp_aux", lambda m: (lambda x: (lambda r: (r[0], r[1](r[0]), r[2]))(
+        m.func.vjp(lambda u: (u.exp(), {"c": u.cos()}), x, has_aux=True))), (XR,)),
+    ("jvp_aux", lambda m: (lambda x: m.func.jvp(lambda u: (u.exp(), [u.cos()]), (x,), (x,),
+                                                has_aux=True)), (XR,)),
     ("jvp_hol", lambda m: (lambda z, t: m.func.jvp(lambda u: hol(m, u), (z,), (t,))),
      (XC, TC)),
     ("jvp_nonhol", lambda m: (lambda z, t: m.func.jvp(lambda u: nonhol(m, u), (z,), (t,))),

@@ -31,7 +31,7 @@ import jax
 from .. import _creation
 from .._autograd import forward_ad as _fw_core
 from .._autograd.grad_mode import _state as _grad_state
-from .._tensor import Tensor, _make
+from .._tensor import Tensor
 from ..jax._discovery import unchanged, walk_roots
 from ..jax._pytree import _is_tensor
 from ..jax.interop import jax_function
@@ -227,7 +227,3 @@ def _used_captured(op, tensors, cap):
     read = {id(v) for e in jaxpr.eqns for v in e.invars}
     read.update(id(v) for v in jaxpr.outvars)
     return [id(v) in read for v in cap_vars]
-
-
-def as_tensor_leaf(x):
-    return x if isinstance(x, Tensor) else _make(x)

@@ -35,8 +35,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     -------
     >>> import wgrad
     >>> from wgrad.func import vmap
-    >>> vmap(lambda x, y: (x * y).sum())(wgrad.ones(3, 2), wgrad.tensor([[1., 2.], [3., 4.], [5., 6.]]))
+    >>> y = wgrad.tensor([[1., 2.], [3., 4.], [5., 6.]])
+    >>> vmap(lambda x, y: (x * y).sum())(wgrad.ones(3, 2), y)
     tensor([ 3.,  7., 11.])
+    >>> vmap(lambda x: x * y.sum(), in_dims=1)(wgrad.ones(2, 3))
+    tensor([[21., 21.],
+            [21., 21.],
+            [21., 21.]])
     """
     if randomness not in _RANDOMNESS:
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
