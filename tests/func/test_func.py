@@ -341,6 +341,8 @@ ERROR_CASES = [
     ("vmap_random_op", lambda lib, x: lib.func.vmap(lambda u: lib.randn(()) + u)(x)),
     ("vmap_dropout", lambda lib, x: lib.func.vmap(
         lambda u: lib.nn.functional.dropout(u, 0.5))(x)),
+    ("vmap_item", lambda lib, x: lib.func.vmap(lambda u: u.sum().item())(x[None])),
+    ("vmap_control_flow", lambda lib, x: lib.func.vmap(lambda u: u if u.sum() > 0 else u)(x)),
     ("vmap_chunk_size", lambda lib, x: lib.func.vmap(lambda u: u, chunk_size=0)(x)),
     ("vjp_nontensor_out", lambda lib, x: lib.func.vjp(lambda u: 3.0, x)),
     ("vjp_ct_structure", lambda lib, x: lib.func.vjp(lambda u: (u, u), x)[1](x)),

@@ -4,6 +4,7 @@ import functools
 
 import jax
 
+from .. import _tensor
 from .._tensor import Tensor, _make
 from ..ops.shape import cat
 from ._lower import call_lowered, flatten, func_name, torch_spec, unflatten
@@ -11,11 +12,27 @@ from ._lower import call_lowered, flatten, func_name, torch_spec, unflatten
 __all__ = ["vmap"]
 
 _RANDOMNESS = ("error", "different", "same")
+_TENSOR_FILE = _tensor.__file__
 _TRACER_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                   jax.errors.TracerIntegerConversionError)
 _ERR_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some "
-                     "data-dependent control flow. We don't support that yet, please shout "
-                     "over at https://github.com/pytorch/functorch/issues/257 .")
+                     "data-dependent control flow. We don't support that yet, please file an "
+                     "issue at https://github.com/pytorch/pytorch/issues .")
+
+_ERR_ITEM = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
+             "over calling .item() on a Tensor, please try to rewrite what you're doing with "
+             "other operations. If error is occurring somewhere inside PyTorch internals, "
+             "please file a bug report.")
+
+
+def _raised_in_item(e):
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name == "item" and code.co_filename == _TENSOR_FILE:
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
@@ -186,7 +203,7 @@ def _vmap_once(func, out_dims, randomness, leaves, tree, axes, kwargs, name,
         try:
             out = func(*args, **kw)
         except _TRACER_ERRORS as e:
-            raise RuntimeError(_ERR_CONTROL_FLOW) from e
+            raise RuntimeError(_ERR_ITEM if _raised_in_item(e) else _ERR_CONTROL_FLOW) from e
         oleaves, otree = flatten(out)
         for o in oleaves:
             if not isinstance(o, Tensor):
