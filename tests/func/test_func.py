@@ -1,5 +1,7 @@
 """wgrad.func against torch.func: values (real and complex), compositions, functional_call,
 stack_module_state and error messages."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -193,6 +195,17 @@ def test_vmap_grad_is_one_cached_computation():
 
 def _f_global(x):
     return (x.cos() * x).sum()
+
+
+def test_a_user_wrapper_of_a_transform_is_its_own_function():
+    g = wf.grad(_f_global)
+
+    @functools.wraps(g)
+    def twice(x):
+        return g(x) * 2
+    x = wgrad.tensor(BATCH)
+    a, b = wf.vmap(g)(x), wf.vmap(twice)(x)
+    np.testing.assert_allclose(b.numpy(), 2 * a.numpy())
 
 
 def test_vmap_reads_captured_tensors_afresh():

@@ -25,6 +25,7 @@ differentiable wgrad op.
 import collections
 import contextlib
 import threading
+import weakref
 
 import jax
 
@@ -36,8 +37,8 @@ from ..jax._discovery import unchanged, walk_roots
 from ..jax._pytree import _is_tensor
 from ..jax.interop import jax_function
 
-__all__ = ["clean_room", "in_clean_room", "torch_spec", "captured", "call_lowered", "random_mode",
-           "flatten", "unflatten", "func_name", "RANDOM_ERROR"]
+__all__ = ["set_key", "key_of", "clean_room", "in_clean_room", "torch_spec", "captured",
+           "call_lowered", "random_mode", "flatten", "unflatten", "func_name", "RANDOM_ERROR"]
 
 RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
                 "use the 'same' or 'different' randomness flags on vmap or perform the "
@@ -46,6 +47,27 @@ _ERR_MUTATED = ("wgrad.func: the function mutated a tensor it captures (through 
                 "global or a module) inside a transform that traces it (vmap); the mutation "
                 "cannot be kept. Pass the tensor as an argument, or mutate it outside.")
 _local = threading.local()
+
+
+# NOTE [Transform keys]
+# Each wrapper a wgrad.func transform returns is registered with a key (the transform, the
+# key of the function it wraps, its options), so that wrappers made anew for every call,
+# ``vmap(grad(f))(x)`` in a loop, find the same cached computation. The table is weak and
+# private: functools.wraps copies no key to a user's function that wraps one of ours.
+_keys = weakref.WeakKeyDictionary()
+
+
+def set_key(wrapper, key):
+    _keys[wrapper] = key
+    return wrapper
+
+
+def key_of(f):
+    """The cache key of ``f``: its transform key, or ``f`` itself."""
+    try:
+        return _keys.get(f, f)
+    except TypeError:  # not weakly referable or not hashable: the object itself
+        return f
 
 
 def flatten(tree):
@@ -144,9 +166,13 @@ _MAX_CACHE = 64
 def captured(roots):
     """The Tensors reachable from ``roots`` (functions, modules) as wgrad.compile finds
     them, cached with compile's identity checks (NOTE [Cached discovery])."""
-    key = tuple(map(id, roots))
+    # a wrapper is named by its key (NOTE [Transform keys]): wrappers with equal keys close
+    # over the same function and options
+    key = tuple(_keys.get(r) or id(r) for r in roots)
     hit = _walks.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], roots)) and unchanged(hit[2]):
+    if hit is not None and all(a is b or _keys.get(a) is not None
+                               for a, b in zip(hit[0], roots)) and unchanged(hit[2]):
+        _walks.move_to_end(key)
         return hit[1]
     tensors, seen, checks = [], set(), []
 

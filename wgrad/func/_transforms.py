@@ -21,14 +21,15 @@ import numpy as np
 
 from .._autograd import forward_ad as _fw_core
 from .._autograd.grad_mode import _state as _grad_state
-from .._autograd.graph import _hooks_state
 from .._autograd.grad_mode import enable_grad
+from .._autograd.graph import _hooks_state
 from .._creation import tensor, zeros_like
 from .._tensor import Tensor
 from ..autograd import forward_ad as fwAD
 from ..autograd import grad as _autograd_grad
-from ._lower import call_lowered, captured, flatten, in_clean_room, torch_spec, unflatten
-from ._vmap import _key_of, vmap
+from ._lower import (call_lowered, captured, flatten, in_clean_room, key_of, set_key,
+                     torch_spec, unflatten)
+from ._vmap import vmap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
 
@@ -190,7 +191,7 @@ def grad(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         g, value = gv(*args, **kwargs)
         return (g, value[1]) if has_aux else g
-    wrapper._wgrad_func_key = ("grad", _key_of(func), argnums, has_aux)
+    set_key(wrapper, ("grad", key_of(func), argnums, has_aux))
     return wrapper
 
 
@@ -236,7 +237,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         if not need:
             g, out, aux = _detach_tree(g), out.detach(), _detach_tree(aux)
         return (g, (out, aux)) if has_aux else (g, out)
-    wrapper._wgrad_func_key = ("grad_and_value", _key_of(func), argnums, has_aux)
+    set_key(wrapper, ("grad_and_value", key_of(func), argnums, has_aux))
     return wrapper
 
 
@@ -491,7 +492,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         blocks = _blocks(rows, oleaves, leaves, cols_last=False)
         jac = unflatten(otree, [unflatten(tree, b) for b in blocks])
         return (jac, aux) if has_aux else jac
-    wrapper._wgrad_func_key = ("jacrev", _key_of(func), argnums, has_aux, chunk_size)
+    set_key(wrapper, ("jacrev", key_of(func), argnums, has_aux, chunk_size))
     return wrapper
 
 
@@ -519,7 +520,7 @@ def _jacrev_vmap(func, args, argnums, nums, tree, basis, otree, chunk_size, has_
             return func(*_replace(a, argnums, nums, unflatten(tree, list(d))))
         res = vjp(f, *flatten(_diff_args(a, argnums)[1])[0], has_aux=has_aux)
         return res[1](unflatten(otree, list(cts)))
-    row._wgrad_func_key = ("jacrev-row", _key_of(func), argnums, has_aux, tree, otree)
+    set_key(row, ("jacrev-row", key_of(func), nums, has_aux, tree, otree))
     in_dims = (0,) * n_ct + (None,) * len(args)
     return list(vmap(row, in_dims=in_dims, chunk_size=chunk_size)(*basis, *args))
 
@@ -553,7 +554,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 return func(*_replace(a, argnums, nums, unflatten(tree, list(dd))))
             res = jvp(f, tuple(d), tuple(ts), has_aux=has_aux)
             return res if has_aux else res + (None,)
-        col._wgrad_func_key = ("jacfwd-col", _key_of(func), argnums, has_aux, tree)
+        set_key(col, ("jacfwd-col", key_of(func), nums, has_aux, tree))
         in_dims = (0,) * n_t + (None,) * len(args)
         primal, tan, aux = vmap(col, in_dims=in_dims, out_dims=(None, 0, None),
                                 randomness=randomness)(*basis, *args)
@@ -567,7 +568,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             jac_rows.append([b[0] for b in blocks])
         jac = unflatten(otree, [unflatten(tree, r) for r in jac_rows])
         return (jac, aux) if has_aux else jac
-    wrapper._wgrad_func_key = ("jacfwd", _key_of(func), argnums, has_aux, randomness)
+    set_key(wrapper, ("jacfwd", key_of(func), argnums, has_aux, randomness))
     return wrapper
 
 
@@ -583,5 +584,5 @@ def hessian(func, argnums=0):
             [ 0., 12.]])
     """
     h = jacfwd(jacrev(func, argnums), argnums)
-    h._wgrad_func_key = ("hessian", _key_of(func), argnums)
+    set_key(h, ("hessian", key_of(func), argnums))
     return h

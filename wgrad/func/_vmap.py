@@ -7,7 +7,7 @@ import jax
 from .. import _tensor
 from .._tensor import Tensor, _make
 from ..ops.shape import cat
-from ._lower import call_lowered, flatten, func_name, torch_spec, unflatten
+from ._lower import call_lowered, flatten, func_name, key_of, set_key, torch_spec, unflatten
 
 __all__ = ["vmap"]
 
@@ -70,13 +70,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
         return _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs)
-    wrapped._wgrad_func_key = ("vmap", _key_of(func), _hashable(in_dims),
-                               _hashable(out_dims), randomness, chunk_size)
-    return wrapped
-
-
-def _key_of(f):
-    return getattr(f, "_wgrad_func_key", None) or f
+    return set_key(wrapped, ("vmap", key_of(func), _hashable(in_dims), _hashable(out_dims),
+                             randomness, chunk_size))
 
 
 def _hashable(x):
@@ -184,7 +179,7 @@ def _vmap_once(func, out_dims, randomness, leaves, tree, axes, kwargs, name,
     n_arg = len(tensors)
     key = None
     if _all_hashable(consts) and _all_hashable(kw_consts):
-        key = ("vmap", _key_of(func), _hashable(out_dims), randomness, tree, tuple(axes),
+        key = ("vmap", key_of(func), _hashable(out_dims), randomness, tree, tuple(axes),
                tuple(consts), kw_tree, tuple(kw_consts))
     # filled while tracing: the output structure and dims (shared by the traces of a
     # cached op, which may run in a later call's place)
