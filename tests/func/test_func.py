@@ -218,6 +218,17 @@ def test_vmap_reads_captured_tensors_afresh():
     np.testing.assert_allclose(b.numpy(), 2 * a.numpy())
 
 
+def test_vmap_sees_new_python_values_of_its_closure():
+    scale = 2.0
+
+    def f(x):
+        return x * scale
+    a = wf.vmap(f)(wgrad.tensor(BATCH))
+    scale = 3.0
+    b = wf.vmap(f)(wgrad.tensor(BATCH))
+    np.testing.assert_allclose(b.numpy(), 1.5 * a.numpy())
+
+
 def _scaled(w):
     def f(x):
         return x * w

@@ -11,7 +11,9 @@ differentiable wgrad op.
 #      walk (NOTE [What compile captures]) and swapped for tracers while the function is
 #      traced, so that they are inputs, never constants baked into a cached computation.
 # The op's forward is one jitted XLA computation, cached per (transform, function,
-# argument structure, captured tensors) and then per shapes and dtypes; its backward and
+# argument structure, captured tensors, the state the discovery walk checked: a new Python
+# value in a closure cell or a global the function reads traces again) and then per
+# shapes and dtypes; its backward and
 # its tangents are JAX's vjp/jvp of that computation (NOTE [Crossing the convention
 # boundary]), so outputs are differentiable by wgrad's tape and forward AD, to any order.
 # The function runs in a clean room (``clean_room``): grad mode off, no dual level, no
@@ -166,6 +168,13 @@ _MAX_CACHE = 64
 def captured(roots):
     """The Tensors reachable from ``roots`` (functions, modules) as wgrad.compile finds
     them, cached with compile's identity checks (NOTE [Cached discovery])."""
+    return _walk(roots)[0]
+
+
+def _walk(roots):
+    """``(tensors, token)``: the token is a new object whenever the walk had to run again
+    because something it depends on changed (a closure cell, a global the code reads, an
+    attribute), so that a computation traced under the old state is not reused."""
     # a wrapper is named by its key (NOTE [Transform keys]): wrappers with equal keys close
     # over the same function and options
     key = tuple(_keys.get(r) or id(r) for r in roots)
@@ -173,7 +182,7 @@ def captured(roots):
     if hit is not None and all(a is b or _keys.get(a) is not None
                                for a, b in zip(hit[0], roots)) and unchanged(hit[2]):
         _walks.move_to_end(key)
-        return hit[1]
+        return hit[1], hit[3]
     tensors, seen, checks = [], set(), []
 
     def add(t):
@@ -181,11 +190,11 @@ def captured(roots):
             seen.add(id(t))
             tensors.append(t)
     walk_roots(roots, add, checks)
-    tensors = tuple(tensors)
-    _walks[key] = (tuple(roots), tensors, checks)
+    tensors, token = tuple(tensors), object()
+    _walks[key] = (tuple(roots), tensors, checks, token)
     if len(_walks) > _MAX_CACHE:
         _walks.popitem(last=False)
-    return tensors
+    return tensors, token
 
 
 @contextlib.contextmanager
@@ -215,10 +224,12 @@ def call_lowered(key, roots, build, tensors, name, randomness="error"):
     tracers, in a clean room, with random draws following ``randomness``. ``key`` (None:
     no reuse) names everything else ``build`` depends on. Returns a tuple of Tensors.
     """
-    cap = captured(roots)
+    cap, token = _walk(roots)
     op = None
     if key is not None and randomness != "same":
-        full = (key, tuple(map(id, cap)))
+        # the token: Python values the function reads (closure cells, globals) are baked
+        # into the trace, so a change there traces again, as wgrad.compile does
+        full = (key, token, tuple(map(id, cap)))
         op = _ops.get(full)
     if op is None:
         cell = []
