@@ -107,6 +107,11 @@ CASES = [
     ("jacrev_jacfwd", lambda m: m.func.jacrev(m.func.jacfwd(lambda x: f_vec(m, x))), (XR,)),
     ("grad_grad", lambda m: m.func.grad(
         lambda x: m.func.grad(lambda u: (u.sin() * u ** 3).sum())(x).cos().sum()), (XR,)),
+    ("grad_through_vmap", lambda m: m.func.grad(
+        lambda a: m.func.vmap(lambda r: (r.sin() * r).sum())(a).sum()), (BATCH,)),
+    ("jvp_through_vmap", lambda m: (lambda a: m.func.jvp(
+        m.func.vmap(lambda r: (r.sin() * r).sum()), (a,), (a,))), (BATCH,)),
+    ("jacfwd_jacfwd", lambda m: m.func.jacfwd(m.func.jacfwd(lambda x: f_vec(m, x))), (XR,)),
     ("vmap_grad_complex", lambda m: m.func.vmap(m.func.grad(lambda z: real_of_complex(m, z))),
      (BATCH * (1 + 0.5j),)),
 ]
