@@ -113,13 +113,12 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
         raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add "
                          f"inputs, or you are trying to vmap over a function with no inputs. "
                          f"The latter is unsupported.")
-    dims = in_dims if isinstance(in_dims, int) else in_dims
-    if isinstance(dims, tuple) and len(dims) != len(args):
+    if isinstance(in_dims, tuple) and len(in_dims) != len(args):
         raise ValueError(
             f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with "
             f"the structure of `inputs`. in_dims has structure "
-            f"{torch_spec(dims)} but inputs has structure {torch_spec(args)}.")
-    leaf_dims = _broadcast_dims(dims, args, "in", name, f"in_dims={in_dims}, ...")
+            f"{torch_spec(in_dims)} but inputs has structure {torch_spec(args)}.")
+    leaf_dims = _broadcast_dims(in_dims, args, "in", name, f"in_dims={in_dims}, ...")
     leaves, tree = flatten(args)
     sizes, axes = [], []
     for x, d in zip(leaves, leaf_dims):
@@ -180,7 +179,7 @@ def _vmap_once(func, out_dims, randomness, leaves, tree, axes, kwargs, name,
     key = None
     if _all_hashable(consts) and _all_hashable(kw_consts):
         key = ("vmap", key_of(func), _hashable(out_dims), randomness, tree, tuple(axes),
-               tuple(consts), kw_tree, tuple(kw_consts))
+               _typed(consts), kw_tree, _typed(kw_consts))
     # filled while tracing: the output structure and dims (shared by the traces of a
     # cached op, which may run in a later call's place)
     if key is None:
@@ -210,14 +209,12 @@ def _vmap_once(func, out_dims, randomness, leaves, tree, axes, kwargs, name,
         return tuple(o._data for o in oleaves)
 
     def build(arrays):
-        def inner(*xs):
-            return body(*xs)
         in_axes = tuple(t_axes) + (None,) * len(kw_tensors)
         # out_axes must be known before tracing: trace once abstractly for the structure
         if "dims" not in info:
-            jax.eval_shape(jax.vmap(inner, in_axes=in_axes), *arrays)
+            jax.eval_shape(jax.vmap(body, in_axes=in_axes), *arrays)
         try:
-            return jax.vmap(inner, in_axes=in_axes, out_axes=tuple(info["dims"]))(*arrays)
+            return jax.vmap(body, in_axes=in_axes, out_axes=tuple(info["dims"]))(*arrays)
         except ValueError as e:
             if "out_axes" in str(e) and "None" in str(e):
                 raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor "
@@ -241,6 +238,11 @@ _seen = {}  # cache key -> the output structure of its trace
 
 def _wrap(arrays):
     return [_make(a) for a in arrays]
+
+
+def _typed(consts):
+    """Constants with their types (3 and 3.0 are equal keys but promote differently)."""
+    return tuple((type(c), c) for c in consts)
 
 
 def _all_hashable(xs):
