@@ -293,10 +293,10 @@ def _vjp(func, primals, has_aux):
             raise RuntimeError(f"Expected pytree structure of cotangents to be the same as "
                                f"pytree structure of outputs to the function. cotangents: "
                                f"{_spec(ctree)}, primal output: {_spec(otree)}")
-        for o, c in zip(oleaves, cleaves):
+        for i, (o, c) in enumerate(zip(oleaves, cleaves)):
             if tuple(o.shape) != tuple(c.shape):
-                raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of "
-                                   f"{c.shape} and output[0] has a shape of {o.shape}.")
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{c.shape!r} and output[{i}] has a shape of {o.shape!r}.")
         create = need or any(_differentiable(c) for c in cleaves) if create_graph is None \
             else create_graph
         with enable_grad():
