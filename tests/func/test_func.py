@@ -415,6 +415,12 @@ def test_hooks_like_torch():
     assert res[0][1] == res[1][1]
 
 
+def test_vmap_non_tensor_output_with_out_dim_none():
+    out = wf.vmap(lambda u: (u * 2, 3.0, None), out_dims=(0, None, None))(wgrad.tensor(BATCH))
+    assert out[1:] == (3.0, None)
+    np.testing.assert_allclose(out[0].numpy(), 2 * BATCH)
+
+
 def test_vmap_randomness_same_and_different():
     x = wgrad.tensor(BATCH)
     out = wf.vmap(lambda u: u * 0 + wgrad.randn(()), randomness="same")(x)

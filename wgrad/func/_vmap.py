@@ -199,14 +199,17 @@ def _vmap_once(func, out_dims, randomness, leaves, tree, axes, kwargs, name,
         except _TRACER_ERRORS as e:
             raise RuntimeError(_ERR_ITEM if _raised_in_item(e) else _ERR_CONTROL_FLOW) from e
         oleaves, otree = flatten(out)
-        for o in oleaves:
-            if not isinstance(o, Tensor):
+        odims = _out_dims(out_dims, out, name)
+        for o, d in zip(oleaves, odims):
+            if not isinstance(o, Tensor) and d is not None:
                 raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got "
                                  f"type {type(o)}. Did you mean to set out_dims= to None for "
                                  f"output?")
-        odims = _out_dims(out_dims, out, name)
-        info["tree"], info["dims"] = otree, odims
-        return tuple(o._data for o in oleaves)
+        # a non-Tensor output (out_dim None) is returned as it is
+        info["tree"] = otree
+        info["consts"] = [None if isinstance(o, Tensor) else o for o in oleaves]
+        info["dims"] = [d for o, d in zip(oleaves, odims) if isinstance(o, Tensor)]
+        return tuple(o._data for o in oleaves if isinstance(o, Tensor))
 
     def build(arrays):
         in_axes = tuple(t_axes) + (None,) * len(kw_tensors)
@@ -227,9 +230,11 @@ def _vmap_once(func, out_dims, randomness, leaves, tree, axes, kwargs, name,
         info = {}
         outs = call_lowered(None, (func,), build, tensors + kw_tensors, f"vmap[{name}]",
                             randomness)
-    res = list(outs)
+    it = iter(outs)
+    res = [next(it) if c is None else c for c in info["consts"]]
     if want_dims:
-        return res, info["tree"], info["dims"]
+        dit = iter(info["dims"])
+        return res, info["tree"], [next(dit) if c is None else None for c in info["consts"]]
     return unflatten(info["tree"], res)
 
 
@@ -262,7 +267,7 @@ def _out_dims(out_dims, out, name):
     oleaves = flatten(out)[0]
     res = []
     for o, d in zip(oleaves, dims):
-        if d is not None:
+        if d is not None and isinstance(o, Tensor):
             n = o.dim() + 1
             if not -n <= d < n:
                 raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): Got out_dim={d} but "
