@@ -101,6 +101,10 @@ def func_name(f):
     return getattr(f, "__name__", None) or repr(f)
 
 
+_room_gen = [0]  # generations below 0 belong to the levels entered in clean rooms
+_room_lock = threading.Lock()
+
+
 def in_clean_room():
     return getattr(_local, "depth", 0) > 0
 
@@ -114,6 +118,11 @@ def clean_room():
     saved_grad = _grad_state.grad
     _local.depth = getattr(_local, "depth", 0) + 1
     st.active, st.level = False, -1
+    # levels entered inside count from a range of their own, so that no later level of
+    # the outer code ever has a generation that one inside had (NOTE [Forward AD state])
+    with _room_lock:
+        _room_gen[0] -= 1 << 20
+        st.generation = _room_gen[0]
     _fw_core._tangents.clear()
     _grad_state.grad = False
     try:
@@ -231,6 +240,8 @@ def call_lowered(key, roots, build, tensors, name, randomness="error"):
         # into the trace, so a change there traces again, as wgrad.compile does
         full = (key, token, tuple(map(id, cap)))
         op = _ops.get(full)
+        if op is not None:
+            _ops.move_to_end(full)
     if op is None:
         cell = []
 
