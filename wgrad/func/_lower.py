@@ -137,12 +137,13 @@ def clean_room():
 
 # -- random ops inside vmap ---------------------------------------------------------------
 _rng_lock = threading.Lock()
-_rng_stack = []  # the modes of the lowered calls being traced, innermost last
+_rng_stack = []  # (mode, thread) of the lowered calls being traced, innermost last
 _real_rng = _creation._rng
 
 
 def _guarded_rng(generator):
-    mode = _rng_stack[-1] if _rng_stack else "same"
+    me = threading.get_ident()
+    mode = next((m for m, t in reversed(_rng_stack) if t == me), "same")  # other threads draw
     if mode == "error":
         raise RuntimeError(RANDOM_ERROR)
     if mode == "different":
@@ -158,13 +159,14 @@ def random_mode(mode):
     ``randomness``: 'error' raises torch's error, 'same' draws once for the whole batch
     (a host draw of the per-example shape), 'different' is not supported."""
     with _rng_lock:
-        _rng_stack.append(mode)
+        entry = (mode, threading.get_ident())
+        _rng_stack.append(entry)
         _creation._rng = _guarded_rng
     try:
         yield
     finally:
         with _rng_lock:
-            _rng_stack.pop()
+            _rng_stack.remove(entry)
             if not _rng_stack:
                 _creation._rng = _real_rng
 
