@@ -427,3 +427,40 @@ def test_vmap_randomness_same_and_different():
     assert np.unique(out.numpy()).size == 1
     with pytest.raises(NotImplementedError, match="different"):
         wf.vmap(lambda u: u + wgrad.randn(()), randomness="different")(x)
+
+
+class _OldStyle(wgrad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+class _NoVmapRule(wgrad.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return x * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+@pytest.mark.parametrize("name", ["_OldStyle", "_NoVmapRule"])
+def test_custom_function_inside_vmap_raises_torchs_error(name):
+    torch = pytest.importorskip("torch")
+    tcls = type(name, (torch.autograd.Function,),
+                {k: v for k, v in vars(globals()[name]).items()
+                 if k in ("forward", "setup_context", "backward")})
+    with pytest.raises(RuntimeError) as expected:
+        torch.func.vmap(tcls.apply)(torch.ones(3, 2))
+    with pytest.raises(RuntimeError) as got:
+        wgrad.func.vmap(globals()[name].apply)(wgrad.ones(3, 2))
+    assert str(got.value) == str(expected.value)

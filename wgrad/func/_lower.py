@@ -110,7 +110,7 @@ def in_clean_room():
 
 
 @contextlib.contextmanager
-def clean_room():
+def clean_room(vmap=False):
     """Grad mode off, forward AD suspended (no level, no tangents), for code traced by a
     lowered call (NOTE [Lowered calls]); everything is restored afterwards."""
     st = _fw_core.state
@@ -125,9 +125,11 @@ def clean_room():
         st.generation = _room_gen[0]
     _fw_core._tangents.clear()
     _grad_state.grad = False
+    _grad_state.vmap_depth += bool(vmap)
     try:
         yield
     finally:
+        _grad_state.vmap_depth -= bool(vmap)
         _local.depth -= 1
         _grad_state.grad = saved_grad
         _fw_core._tangents.clear()
@@ -227,7 +229,7 @@ def _swapped(tensors, arrays):
 _ops = collections.OrderedDict()  # cache key -> jax_function
 
 
-def call_lowered(key, roots, build, tensors, name, randomness="error"):
+def call_lowered(key, roots, build, tensors, name, randomness="error", vmap=False):
     """Run ``build`` as one differentiable wgrad op (NOTE [Lowered calls]).
 
     ``build(arrays)`` is a JAX function of the arrays of ``tensors`` returning a flat
@@ -248,7 +250,7 @@ def call_lowered(key, roots, build, tensors, name, randomness="error"):
         cell = []
 
         def fn(arrays, cap_arrays):
-            with clean_room(), random_mode(randomness), _swapped(cell[0], cap_arrays):
+            with clean_room(vmap), random_mode(randomness), _swapped(cell[0], cap_arrays):
                 return tuple(build(arrays))
         op = jax_function(fn, name=name)
         op._wgrad_func_cap = cell

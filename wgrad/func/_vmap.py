@@ -225,11 +225,11 @@ def _vmap_once(func, out_dims, randomness, leaves, tree, axes, kwargs, name,
             raise
 
     outs = call_lowered(key, (func,), build, tensors + kw_tensors, f"vmap[{name}]",
-                        randomness)
+                        randomness, vmap=True)
     if "tree" not in info:  # a cached op whose record was dropped: trace afresh
         info = {}
         outs = call_lowered(None, (func,), build, tensors + kw_tensors, f"vmap[{name}]",
-                            randomness)
+                            randomness, vmap=True)
     it = iter(outs)
     res = [next(it) if c is None else c for c in info["consts"]]
     if want_dims:
