@@ -12,6 +12,7 @@ class _State(threading.local):
     def __init__(self):
         self.grad = True
         self.inference = False
+        self.vmap_depth = 0  # wgrad.func.vmap calls being traced on this thread
 
 
 _state = _State()

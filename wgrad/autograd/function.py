@@ -168,6 +168,23 @@ def _zeros(meta):
     return Tensor._make(jnp.zeros(meta[0], meta[1]))
 
 
+_ERR_FUNC_SETUP = ("In order to use an autograd.Function with functorch transforms (vmap, grad, "
+                   "jvp, jacrev, ...), it must override the setup_context staticmethod. For more "
+                   "details, please see https://pytorch.org/docs/main/notes/extending.func.html")
+
+
+def _check_vmap_support(cls, setup):
+    """torch's errors for a Function called inside wgrad.func.vmap; one with
+    ``generate_vmap_rule = True`` runs traced (docs/differences.md, wgrad.func)."""
+    if not setup:
+        raise RuntimeError(_ERR_FUNC_SETUP)
+    if not getattr(cls, "generate_vmap_rule", False):
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap "
+                           f"support. Please override and implement the vmap staticmethod or "
+                           f"set generate_vmap_rule=True. For more details, please see "
+                           f"https://pytorch.org/docs/main/notes/extending.func.html")
+
+
 def _setup_context_defined(cls):
     for c in cls.__mro__:
         if c is Function:
@@ -239,6 +256,8 @@ class Function:
     def apply(cls, *args, **kwargs):
         """Run ``forward`` on ``args`` and record the ``<ClassName>Backward`` node."""
         setup = _setup_context_defined(cls)
+        if _grad_state.vmap_depth:
+            _check_vmap_support(cls, setup)
         if setup:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
