@@ -13,7 +13,7 @@ from wgrad._autograd.grad_mode import _state
 
 settings.register_profile("dev", max_examples=8, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("ci", max_examples=3, deadline=None, derandomize=True,
+settings.register_profile("ci", max_examples=2, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow,
                                                  HealthCheck.filter_too_much])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else

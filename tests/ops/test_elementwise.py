@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import wgrad
-from wgrad.testing import broadcastable_pair, check_op, shapes, values
+from wgrad.testing import broadcastable_pair, check_op, dtype_cases, shapes, values
 
 F64, C128 = np.float64, np.complex128
 
@@ -69,12 +69,9 @@ UNARY = [
 ]
 
 
-@pytest.mark.parametrize("name,wfn,jfn,dtypes,rng,avoid", UNARY, ids=[u[0] for u in UNARY])
-@pytest.mark.parametrize("dtype", BOTH, ids=["f64", "c128"])
+@pytest.mark.parametrize("name,wfn,jfn,dtypes,rng,avoid,dtype", **dtype_cases(UNARY, 3))
 @given(data=st.data())
 def test_unary(name, wfn, jfn, dtypes, rng, avoid, dtype, data):
-    if dtype not in dtypes:
-        pytest.skip(f"{name} does not take {np.dtype(dtype)}")
     shape = data.draw(shapes(max_dims=2))
     x = data.draw(values(dtype, shape, *rng, avoid=avoid))
     t = wgrad.tensor(x, requires_grad=True)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wgrad
-from wgrad.testing import check_op, shapes, values, well_separated
+from wgrad.testing import check_op, dtype_cases, shapes, values, well_separated
 
 F64, C128 = np.float64, np.complex128
 BOTH = (F64, C128)
@@ -103,13 +103,10 @@ UNARY = [
 ]
 
 
-@pytest.mark.parametrize("name,wfn,jfn,lo,dtypes", UNARY, ids=[u[0] for u in UNARY])
-@pytest.mark.parametrize("dtype", BOTH, ids=["f64", "c128"])
+@pytest.mark.parametrize("name,wfn,jfn,lo,dtypes,dtype", **dtype_cases(UNARY, 4))
 @FEW
 @given(data=st.data())
 def test_unary(name, wfn, jfn, lo, dtypes, dtype, data):
-    if dtype not in dtypes:
-        pytest.skip(f"{name} does not take {np.dtype(dtype)}")
     shape = data.draw(shapes(min_dims=max(lo, 2), max_dims=3, min_side=2))
     v = values(dtype, shape, 0.3, 2)
     if dtype is F64 and name.startswith(("sort", "topk", "kth", "median")):
@@ -180,13 +177,10 @@ def _jmean(x, s, index, include_self):
     return base.at[ix].add(s) / jnp.where(count == 0, 1, count)
 
 
-@pytest.mark.parametrize("name,wfn,jfn,sshape,lo,dtypes", BINARY, ids=[b[0] for b in BINARY])
-@pytest.mark.parametrize("dtype", BOTH, ids=["f64", "c128"])
+@pytest.mark.parametrize("name,wfn,jfn,sshape,lo,dtypes,dtype", **dtype_cases(BINARY, 5))
 @FEW
 @given(data=st.data())
 def test_binary(name, wfn, jfn, sshape, lo, dtypes, dtype, data):
-    if dtype not in dtypes:
-        pytest.skip(f"{name} does not take {np.dtype(dtype)}")
     shape = data.draw(shapes(min_dims=max(lo, 2), max_dims=3, min_side=2))
     xv = data.draw(values(dtype, shape, 0.3, 2))
     sv = data.draw(values(dtype, sshape(shape), -2, -0.3))

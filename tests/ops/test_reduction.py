@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import wgrad
 from wgrad.autograd import grad as agrad
-from wgrad.testing import check_op, shapes, to_np, values, well_separated
+from wgrad.testing import check_op, dtype_cases, shapes, to_np, values, well_separated
 
 F64, C128 = np.float64, np.complex128
 BOTH = (F64, C128)
@@ -93,13 +93,10 @@ def _draw_input(data, dtype, opts):
     return wgrad.tensor(x, requires_grad=True)
 
 
-@pytest.mark.parametrize("name,wfn,jfn,dtypes,opts", MULTI, ids=[r[0] for r in MULTI])
-@pytest.mark.parametrize("dtype", BOTH, ids=["f64", "c128"])
+@pytest.mark.parametrize("name,wfn,jfn,dtypes,opts,dtype", **dtype_cases(MULTI, 3))
 @few
 @given(data=st.data())
 def test_reduction(name, wfn, jfn, dtypes, opts, dtype, data):
-    if dtype not in dtypes:
-        pytest.skip(f"{name} does not take {np.dtype(dtype)}")
     if wfn == "ord":
         wfn, jfn = _vn(data.draw(st.sampled_from(jfn), label="ord"))
     x = _draw_input(data, dtype, opts)
@@ -138,13 +135,10 @@ SINGLE = [
 ]
 
 
-@pytest.mark.parametrize("name,wfn,jfn,dtypes,opts", SINGLE, ids=[r[0] for r in SINGLE])
-@pytest.mark.parametrize("dtype", BOTH, ids=["f64", "c128"])
+@pytest.mark.parametrize("name,wfn,jfn,dtypes,opts,dtype", **dtype_cases(SINGLE, 3))
 @few
 @given(data=st.data())
 def test_single_dim(name, wfn, jfn, dtypes, opts, dtype, data):
-    if dtype not in dtypes:
-        pytest.skip(f"{name} does not take {np.dtype(dtype)}")
     shape = data.draw(shapes(min_dims=1 if "nd" in opts else 0, **SMALL))
     arr = values(dtype, shape)
     x = wgrad.tensor(data.draw(arr.filter(well_separated) if "distinct" in opts else arr),

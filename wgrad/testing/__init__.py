@@ -18,12 +18,26 @@ from ..autograd import grad as _grad
 from ..autograd.gradcheck import _random_like, gradcheck, gradgradcheck
 from ._asserts import assert_close, make_tensor
 
-__all__ = ["check_op", "assert_jax_identity", "shapes", "broadcastable_pair", "values",
+__all__ = ["dtype_cases", "check_op", "assert_jax_identity", "shapes", "broadcastable_pair", "values",
            "tensors", "to_np", "well_separated", "assert_close", "make_tensor"]
 
 
 def to_np(t):
     return np.asarray(t._data)
+
+
+def dtype_cases(rows, dtypes_at, dtypes=(np.float64, np.complex128)):
+    """``pytest.mark.parametrize`` arguments for an op table whose rows list the dtypes
+    they take at index ``dtypes_at``: one case ``(*row, dtype)`` per row and dtype it
+    takes, ids ``"<f64|c128>-<row name>"``.
+
+    >>> dtype_cases([("neg", (np.float64,)), ("conj", (np.complex128,))], 1)["ids"]
+    ['f64-neg', 'c128-conj']
+    """
+    cases = [(*row, d) for d in dtypes for row in rows if d in row[dtypes_at]]
+    ids = [f"{'c' if np.dtype(c[-1]).kind == 'c' else 'f'}{np.dtype(c[-1]).itemsize * 8}-"
+           f"{c[0]}" for c in cases]
+    return {"argvalues": cases, "ids": ids}
 
 
 
