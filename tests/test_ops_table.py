@@ -3,6 +3,8 @@ import difflib
 import importlib
 import os
 import sys
+import warnings
+import zlib
 
 import pytest
 
@@ -30,12 +32,35 @@ def _sections(text):
     return out
 
 
-def test_committed_table_matches_the_generator():
-    generated, committed = gen.generate(), _committed()
-    diff = "".join(list(difflib.unified_diff(
-        committed.splitlines(True), generated.splitlines(True), "docs/ops.md (committed)",
-        "docs/ops.md (generated)"))[:60])
-    assert committed == generated, f"{_STALE}\n{diff}"
+def _sampled(name):
+    """A fixed quarter of the rows: re-probing every op (~100 CPU-seconds) is the generator's
+    own ``--check``; the suite re-probes this sample and checks the rest's structure."""
+    return zlib.crc32(name.encode()) % 4 == 0
+
+
+def test_committed_header_and_sections_match_the_generator():
+    text = _committed()
+    assert text.startswith(gen.HEADER), _STALE
+    sections = _sections(text)
+    assert list(sections) == [m for _, m in gen.SECTIONS], _STALE
+    for title, module in gen.SECTIONS:
+        names = [line.split("`", 2)[1] for line in sections[module].splitlines()
+                 if line.startswith("| `")]
+        assert names == list(importlib.import_module(module).__all__), \
+            f"{_STALE} (rows of {module})"
+        assert sections[module].startswith(f"{title}\n\nModule `{module}`.\n\n{gen.TABLE_HEAD}")
+
+
+@pytest.mark.parametrize("module", [m for _, m in gen.SECTIONS])
+def test_committed_rows_match_the_generator(module):
+    rows = _sections(_committed())[module].splitlines()
+    for name in importlib.import_module(module).__all__:
+        if _sampled(name):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # as the generator: rows record, not warn
+                row = gen._row(module, name)
+            assert row in rows, f"{_STALE}\n" + "\n".join(difflib.unified_diff(
+                [r for r in rows if r.startswith(f"| `{name}` |")], [row], lineterm=""))
 
 
 def test_every_public_name_has_a_row():
