@@ -22,8 +22,6 @@ def test_notebook_runs(path, tmp_path):
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert code and all(c["outputs"] == [] and c["execution_count"] is None for c in code), \
         "store notebooks without outputs"
-    if not _have("wgrad.optim", "matplotlib"):
-        pytest.skip("the tour uses wgrad.optim and matplotlib (pip install wgrad[viz])")
     env = dict(os.environ, MPLBACKEND="Agg",
                PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in
                                                          (os.environ.get("PYTHONPATH"),) if p]))
