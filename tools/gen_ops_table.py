@@ -29,6 +29,7 @@ if ROOT not in sys.path:  # run from a checkout without installing
 
 import numpy as np  # noqa: E402
 
+from _generated import write_or_check  # noqa: E402
 import wgrad  # noqa: E402
 from wgrad._tensor import Tensor  # noqa: E402
 from wgrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
@@ -443,17 +444,7 @@ def generate():
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    text = generate()
-    if "--check" in argv:
-        with open(OUT, encoding="utf-8") as fh:
-            if fh.read() != text:
-                print("docs/ops.md is stale: run `python tools/gen_ops_table.py`")
-                return 1
-        return 0
-    with open(OUT, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    return 0
+    return write_or_check(generate, OUT, "gen_ops_table.py", argv)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, ROOT)
 
+from _generated import write_or_check  # noqa: E402
 import wgrad  # noqa: E402,F401  (binds the methods)
 from wgrad._tensor import Size, Tensor  # noqa: E402
 
@@ -128,17 +129,7 @@ def generate():
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    text = generate()
-    if "--check" in argv:
-        with open(OUT, encoding="utf-8") as fh:
-            if fh.read() != text:
-                print("wgrad/_tensor.pyi is stale: run `python tools/gen_tensor_stub.py`")
-                return 1
-        return 0
-    with open(OUT, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    return 0
+    return write_or_check(generate, OUT, "gen_tensor_stub.py", argv)
 
 
 if __name__ == "__main__":

@@ -543,18 +543,19 @@ def _repr(t):
 # ``.grad`` do not cross a jax transformation boundary (use jax_function / to_jax /
 # wgrad.compile for gradients across it). JAX also unflattens with placeholder leaves
 # (None, object()), so unflatten must not inspect the leaf.
-def _flatten(t):
-    return (t._data,), t._requires_grad
+def register_pytree(cls):
+    """Register the Tensor subclass ``cls`` (Tensor itself, nn.Parameter) as a pytree node
+    that flattens to its array and unflattens to a fresh leaf of ``cls``."""
+    def unflatten(requires_grad, children):
+        t = _new(cls)
+        _init(t, children[0], None, 0)
+        t._requires_grad = requires_grad
+        return t
+    jax.tree_util.register_pytree_node(cls, lambda t: ((t._data,), t._requires_grad),
+                                       unflatten)
 
 
-def _unflatten(requires_grad, children):
-    t = _new(Tensor)
-    _init(t, children[0], None, 0)
-    t._requires_grad = requires_grad
-    return t
-
-
-jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
+register_pytree(Tensor)
 
 # The layers above that Tensor's one-line delegates call into (DESIGN.md section 3: the
 # dunders delegate to ops, backward to autograd.backward). They import Tensor, so they

@@ -1,8 +1,7 @@
 """``nn.Parameter`` (a leaf Tensor a Module registers as a parameter) and ``nn.Buffer``."""
-import jax
 
 from .._creation import empty
-from .._tensor import Tensor, _init, _new
+from .._tensor import Tensor, _init, _new, register_pytree
 from ..ops._views import link_alias
 
 __all__ = ["Parameter", "Buffer"]
@@ -103,15 +102,4 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         pass
 
 
-def _flatten(p):
-    return (p._data,), p._requires_grad
-
-
-def _unflatten(requires_grad, children):
-    p = _new(Parameter)
-    _init(p, children[0], None, 0)
-    p._requires_grad = requires_grad
-    return p
-
-
-jax.tree_util.register_pytree_node(Parameter, _flatten, _unflatten)
+register_pytree(Parameter)

@@ -375,12 +375,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                 running_var.copy_((1 - momentum) * running_var + momentum * u)
     else:
         mu, v = _channel(running_mean, input.ndim), _channel(running_var, input.ndim)
-    out = (input - mu) * (v + eps).rsqrt()
-    if weight is not None:
-        out = out * _channel(weight, input.ndim)
-    if bias is not None:
-        out = out + _channel(bias, input.ndim)
-    return out
+    return _normalized(input, mu, v, eps, weight, bias)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -411,6 +406,16 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 def _channel(t, ndim):
     return t.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def _normalized(input, mu, v, eps, weight, bias):
+    """``(input - mu) / sqrt(v + eps)``, then the per-channel affine map if given."""
+    out = (input - mu) * (v + eps).rsqrt()
+    if weight is not None:
+        out = out * _channel(weight, input.ndim)
+    if bias is not None:
+        out = out + _channel(bias, input.ndim)
+    return out
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -458,12 +463,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     running_var.copy_((1 - momentum) * running_var + momentum * unbiased)
     else:
         mu, v = _channel(running_mean, input.ndim), _channel(running_var, input.ndim)
-    out = (input - mu) * (v + eps).rsqrt()
-    if weight is not None:
-        out = out * _channel(weight, input.ndim)
-    if bias is not None:
-        out = out + _channel(bias, input.ndim)
-    return out
+    return _normalized(input, mu, v, eps, weight, bias)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -1,10 +1,9 @@
 """Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (real or complex weights)."""
-import math
 
 from ..._creation import empty
 from .. import functional as F
-from .. import init
 from ..parameter import Parameter
+from .linear import reset_kaiming
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
@@ -78,12 +77,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        reset_kaiming(self.weight, self.bias, keep_bias_without_fan_in=True)
 
     def extra_repr(self):
         n = len(self.kernel_size)

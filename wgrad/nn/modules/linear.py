@@ -10,6 +10,18 @@ from .module import Module
 __all__ = ["Identity", "Linear", "Bilinear"]
 
 
+def reset_kaiming(weight, bias, keep_bias_without_fan_in=False):
+    """torch's default initialisation of Linear and Conv layers: kaiming-uniform weight
+    (a = sqrt(5)), bias uniform in +-1/sqrt(fan_in); with no fan-in the bias is zero
+    (Linear) or left as it is (Conv, ``keep_bias_without_fan_in``)."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        if fan_in > 0 or not keep_bias_without_fan_in:
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(bias, -bound, bound)
+
+
 class Identity(Module):
     """Returns its input unchanged; accepts and ignores any constructor arguments.
 
@@ -54,11 +66,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_kaiming(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
