@@ -54,6 +54,20 @@ def check_mri_reconstruction(out):
     assert len(errs) >= 2 and errs[-1] < errs[0], out
 
 
+def check_phase_retrieval(out):
+    first = _floats(r"initial loss ([\d.e+-]+)", out)[0]
+    adam = _floats(r"Adam: loss ([\d.e+-]+)", out)[0]
+    lbfgs = _floats(r"L-BFGS: loss ([\d.e+-]+)", out)[0]
+    assert lbfgs <= adam < 0.5 * first
+    assert _floats(r"\|x - x_eager\| ([\d.e+-]+)", out)[0] < 1e-4  # compiled == eager
+
+
+def check_unitary_fit(out):
+    first, last = _floats(r"infidelity ([\d.e+-]+) -> ([\d.e+-]+)", out)
+    assert last < 0.5 * first
+    assert _floats(r"max \|U\^H U - I\| = ([\d.e+-]+)", out)[0] < 1e-5  # exp of skew-Hermitian
+
+
 CHECKS = {name: fn for name, fn in globals().items() if name.startswith("check_")}
 
 
@@ -65,9 +79,7 @@ def test_example_quick(name, tmp_path):
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     check = CHECKS.get("check_" + name[:-3])
-    if check is not None:
-        check(r.stdout)
-    else:                   # an example without its own check here: it prints something
-        assert r.stdout.strip()
+    assert check is not None, f"add check_{name[:-3]} (what the example shows) to this file"
+    check(r.stdout)
     written = [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")]
     assert not written, "--quick must not write files"
