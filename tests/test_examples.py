@@ -56,6 +56,13 @@ def check_mri_reconstruction(out):
     assert len(errs) >= 2 and errs[-1] < errs[0], out
 
 
+def check_data_parallel(out):
+    assert "devices: 2 (cpu)" in out
+    assert _floats(r"largest difference from one device: ([\d.e+-]+)", out)[0] < 1e-6
+    first, last = _floats(r"loss ([\d.]+) -> ([\d.]+)", out)
+    assert last < first
+
+
 CHECKS = {name: fn for name, fn in globals().items() if name.startswith("check_")}
 # examples built on packages that other branches bring: run once those are there
 def _have_optim():
