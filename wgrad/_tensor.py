@@ -304,11 +304,9 @@ class Tensor:
     def _accumulate_grad(self, g):
         """AccumulateGrad's update of ``.grad`` (torch's accumulate_grad.h rules)."""
         old = self._grad
-        # NOTE [Gradients keep their parameters' shardings]; tracers have no .sharding
-        ps, gs = getattr(self._data, "sharding", None), getattr(g._data, "sharding", None)
-        if (type(ps) is not _SingleDevice or type(gs) is not _SingleDevice) \
-                and ps is not None and gs is not None:
-            g = _transfer.reshard(g, ps)
+        ps = getattr(self._data, "sharding", None)  # None: a tracer
+        if type(ps) is not _SingleDevice and ps is not None:
+            g = _transfer.reshard(g, ps)  # NOTE [Gradients keep their parameters' shardings]
         if old is None:
             # create_graph: torch copies into a fresh buffer, so .grad.grad_fn is CopyBackwards
             self._grad = _make(g._data).copy_(g) if _grad_state.grad else _make(g._data)

@@ -83,6 +83,19 @@ def test_ddp_one_process_is_the_module(one_process):
         (m(x).abs() ** 2).sum().backward()
     assert wgrad.equal(lin.weight.grad, ref.weight.grad)
     assert [len(b) for b in ddp._buckets] == [2]      # default caps: one bucket
+    # a parameter without a gradient: torch's error at the next forward, unless
+    # find_unused_parameters=True (then it keeps .grad None, the others are averaged)
+    for find in (False, True):
+        two = nn.ModuleList([nn.Linear(3, 2), nn.Linear(3, 2)])
+        ddp = nn.parallel.DistributedDataParallel(two, find_unused_parameters=find)
+        ddp.module[0](wgrad.ones(1, 3)).sum().backward()
+        if find:
+            assert two[1].weight.grad is None
+            assert two[0].weight.grad.tolist() == [[1.0] * 3] * 2
+        else:
+            err = _error(lambda: ddp(wgrad.ones(1, 3)))
+            assert err[0] is RuntimeError and err[1].startswith(
+                "Expected to have finished reduction in the prior iteration")
     # reverse registration order; the bias (1200 B) fills a 0.001 MiB bucket on its own
     ddp2 = nn.parallel.DistributedDataParallel(nn.Linear(20, 300), bucket_cap_mb=0.001)
     assert ddp2._buckets == [[1], [0]]

@@ -60,16 +60,20 @@ SCRIPT = textwrap.dedent('''
         loss = (y.abs() ** 2).sum() + (v.sum(0) * 2).abs().sum() + (x @ w1).abs().sum()
         loss.backward()
         return y, loss
-    leaves = [t.detach().requires_grad_() for t in (W, V, W)]
+    leaves = [t.detach().clone().requires_grad_() for t in (W, V, W)]  # no aliases
     y0, l0 = eager(X, *leaves)
     xs = distribute_tensor(X, mesh, [Shard(0)])
     ws = distribute_tensor(W, mesh, [Replicate()]).requires_grad_()
     vs = distribute_tensor(V, mesh, [Shard(0)]).requires_grad_()
-    w1 = W.detach().requires_grad_()                    # on one device
+    w1 = W.detach().clone().requires_grad_()            # on one device, uncommitted
     y1, l1 = eager(xs, ws, vs, w1)
+    for ps in (leaves, [ws, vs, w1]):   # an eager optimizer step on each
+        wgrad.optim.SGD(ps, lr=0.1, momentum=0.9).step()
     out["eager_err"] = max(float((y0 - y1).abs().max()), abs(l0.item() - l1.item()),
                            *[float((a.grad - b.grad).abs().max())
-                             for a, b in zip(leaves, (ws, vs, w1))])
+                             for a, b in zip(leaves, (ws, vs, w1))],
+                           *[float((a - b).abs().max()) for a, b in zip(leaves, (ws, vs, w1))])
+    out["eager_step_specs"] = [spec(ws), spec(vs)]
     out["eager_specs"] = [spec(y1), spec(ws.grad), spec(vs.grad),
                           type(w1.grad.jax().sharding).__name__]
 
@@ -143,8 +147,10 @@ def test_from_jax_keeps_a_sharded_array(result):
 
 def test_eager_ops_are_spmd_and_gradients_keep_layouts(result):
     assert result["eager_err"] < 1e-12
+    assert result["eager_step_specs"] == ["[None, None]", "['dp', None]"]
+    # the uncommitted single-device leaf: its gradient as XLA laid it out (replicated)
     assert result["eager_specs"] == ["['dp', None]", "[None, None]", "['dp', None]",
-                                     "SingleDeviceSharding"]
+                                     "NamedSharding"]
 
 
 @pytest.mark.parametrize("how", ["replicated", "sharded"])

@@ -170,7 +170,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             jax.distributed.initialize(address, num_processes=world_size, process_id=rank,
                                        **kw)
         except RuntimeError as e:
-            if "before any JAX computations" in str(e):
+            if "must be called before" in str(e):
                 raise RuntimeError(
                     "wgrad.distributed.init_process_group must be called before any tensor "
                     "is created or any JAX computation runs in this process (JAX starts its "

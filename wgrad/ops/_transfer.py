@@ -45,12 +45,16 @@ def cuda(tensor, device=None):
 
 # NOTE [Gradients keep their parameters' shardings]
 # Eager ops on sharded arrays run as SPMD programs and XLA picks each result's sharding.
-# A gradient can therefore come back laid out differently from its leaf (replicated for a
-# sharded parameter, or spread over a mesh for a single-device one, when the backward
-# formulas mixed it with the root's seed). AccumulateGrad (Tensor._accumulate_grad) moves
-# it to the leaf's sharding with a differentiable jax.device_put, only when the two
-# differ, so `.grad` is laid out as the parameter is (as torch's .grad is on its
-# parameter's device), and updates such as `p - lr * p.grad` keep the parameter's layout.
+# A gradient can therefore come back laid out differently from its leaf (on one device
+# for a parameter split over a mesh, when the backward formulas only met the root's seed).
+# AccumulateGrad (Tensor._accumulate_grad) moves the gradient of a leaf whose array spans
+# several devices to the leaf's sharding with a differentiable jax.device_put, only when
+# the two differ, so `.grad` is laid out as the parameter is (as torch's .grad is on its
+# parameter's device) and updates such as `p - lr * p.grad` keep the parameter's layout.
+# A single-device leaf is left alone: if its array is uncommitted (made without naming a
+# device) JAX lets it join a computation over a mesh, and its gradient is laid out as XLA
+# chose (the first update then moves the parameter onto the mesh); a committed one cannot
+# meet mesh arrays at all.
 def _put(self, *, sharding, src):
     return jax.device_put(self, sharding)
 

@@ -12,8 +12,14 @@
 # Every process must reduce the same buckets in the same order, which holds when all run
 # the same graph. With ``find_unused_parameters=True`` nothing is reduced during the
 # backward pass: a callback queued on the engine reduces every bucket at its end, in
-# bucket order, with zeros standing in for the gradients this process did not produce.
+# bucket order, with zeros standing in for the gradients this process did not produce (a
+# parameter no process used keeps ``.grad`` None: a flag per parameter rides along in the
+# bucket's collective, as torch's reducer all-reduces its map of used parameters).
 """
+import jax
+import jax.numpy as jnp
+import numpy as np
+
 from ..._autograd.engine import get_default_engine
 from ..._autograd.grad_mode import no_grad
 from ..._creation import zeros_like
@@ -31,6 +37,13 @@ _ERR_UNFINISHED = (
     "loss. You can enable unused parameter detection by passing the keyword argument "
     "`find_unused_parameters=True` to `torch.nn.parallel.DistributedDataParallel`, and by "
     "making sure all `forward` function outputs participate in calculating loss.")
+
+_ERR_TRACED = (
+    "DistributedDataParallel averages gradients between processes eagerly, after each "
+    "backward(); it cannot run inside wgrad.compile or jax.jit. Compile the step without "
+    "DDP in each process and average the gradients with wgrad.distributed.all_reduce "
+    "after the call, or, for several devices of one process, shard the batch over a mesh "
+    "(docs/distributed.md).")
 
 
 def _assign_buckets(params, cap_bytes, first_cap_bytes):
@@ -150,18 +163,30 @@ class DistributedDataParallel(Module):
         return hook
 
     def _reduce(self, b):
-        params = [self._params[i] for i in self._buckets[b]]
-        grads = [p.grad if p.grad is not None else zeros_like(p) for p in params]
-        out = all_reduce_coalesced([g._data for g in grads])
-        n = self._world.world_size
-        with no_grad():
-            for p, g, a in zip(params, grads, out):
-                a = a / n
-                if p.grad is None:
-                    p.grad = _make(a.astype(g._data.dtype))
-                else:
-                    p.grad.copy_(_make(a.astype(g._data.dtype)))
         self._done[b] = True
+        n = self._world.world_size
+        if n == 1:  # the average of one gradient
+            return
+        params = [self._params[i] for i in self._buckets[b]]
+        if any(p.grad is not None and isinstance(p.grad._data, jax.core.Tracer)
+               for p in params):
+            raise RuntimeError(_ERR_TRACED)
+        grads = [p.grad if p.grad is not None else zeros_like(p) for p in params]
+        arrays = [g._data for g in grads]
+        partial = any(p.grad is None for p in params)
+        if partial:  # which parameters some process used: those get a gradient
+            arrays.append(jnp.asarray([p.grad is not None for p in params], arrays[0].dtype))
+        out = all_reduce_coalesced(arrays)
+        used = [True] * len(params) if not partial else [bool(u) for u in np.asarray(out[-1])]
+        with no_grad():
+            for p, g, a, u in zip(params, grads, out, used):
+                if not u:
+                    continue
+                a = (a / n).astype(g._data.dtype)
+                if p.grad is None:
+                    p.grad = _make(a)
+                else:
+                    p.grad.copy_(_make(a))
 
     def _finish(self):
         """Queued on the engine: runs once the backward pass is over."""
