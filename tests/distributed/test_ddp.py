@@ -168,6 +168,12 @@ WORKER = textwrap.dedent('''
         ropt.step()
         out["ddp_vs_one_process"] = max(float((p - q).abs().max())
                                         for p, q in zip(local.parameters(), ref.parameters()))
+    # find_unused_parameters: layer 1 is used on rank 0 only, layer 2 nowhere
+    lay = nn.ModuleList([nn.Linear(2, 1, bias=False) for _ in range(3)])
+    fu = nn.parallel.DistributedDataParallel(lay, find_unused_parameters=True)
+    ones = wgrad.ones(1, 2)
+    (lay[0](ones) * (1 + r) + (lay[1](ones) if r == 0 else 0)).sum().backward()
+    out["unused"] = [None if m.weight.grad is None else m.weight.grad.tolist() for m in lay]
     flat = wgrad.cat([p.detach().reshape(-1) for p in local.parameters()])
     out["params"] = [flat.real.tolist(), flat.imag.tolist()]
     print("JSON" + json.dumps(out))
@@ -212,5 +218,8 @@ def test_two_processes_equal_one():
     # reverse registration order, buckets of 209 bytes: the last layer's bias (32 B) and
     # weight (256 B) close the first bucket, the first layer's bias and weight the second
     assert a["buckets"] == b["buckets"] == [[3, 2], [1, 0]]
+    # averaged over both ranks (rank 1 adds zeros for the layer it did not use); the layer
+    # no rank used keeps .grad None
+    assert a["unused"] == b["unused"] == [[[1.5, 1.5]], [[0.5, 0.5]], None]
     assert a["params"] == b["params"]                 # the replicas stay identical
     assert a["ddp_vs_one_process"] < 1e-12
