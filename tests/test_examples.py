@@ -68,6 +68,13 @@ def check_unitary_fit(out):
     assert _floats(r"max \|U\^H U - I\| = ([\d.e+-]+)", out)[0] < 1e-5  # exp of skew-Hermitian
 
 
+def check_data_parallel(out):
+    assert "devices: 2 (cpu)" in out
+    assert _floats(r"largest difference from one device: ([\d.e+-]+)", out)[0] < 1e-6
+    first, last = _floats(r"loss ([\d.]+) -> ([\d.]+)", out)
+    assert last < first
+
+
 CHECKS = {name: fn for name, fn in globals().items() if name.startswith("check_")}
 
 

@@ -28,7 +28,7 @@ from .ops import *  # noqa: E402,F401,F403
 from .ops._promote import result_type  # noqa: E402
 from ._creation import *  # noqa: E402,F401,F403
 from . import autograd  # noqa: E402
-from . import backends, cuda, fft, jax, linalg, nn, optim, utils  # noqa: E402
+from . import backends, cuda, distributed, fft, jax, linalg, nn, optim, utils  # noqa: E402
 from ._legacy import *  # noqa: E402,F401,F403
 from .serialization import load, save  # noqa: E402
 from .jax import compile, from_dlpack, from_jax, jax_function, to_jax  # noqa: E402,A004

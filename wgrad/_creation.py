@@ -350,11 +350,23 @@ def _same_device(input, device):
     return _dev.of_jax(d)
 
 
+def _spread_sharding(data):
+    """The sharding of ``data`` when it spans several devices, else None (a tracer too)."""
+    sh = getattr(data, "sharding", None)
+    if sh is None or type(sh) is jax.sharding.SingleDeviceSharding or len(sh.device_set) == 1:
+        return None
+    return sh
+
+
 def _like(fn):
     def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
              **kw):
-        return fn(tuple(input.shape), dtype=dtype or input.dtype,
-                  device=_same_device(input, device), requires_grad=requires_grad, **kw)
+        t = fn(tuple(input.shape), dtype=dtype or input.dtype,
+               device=_same_device(input, device), requires_grad=requires_grad, **kw)
+        sh = None if device is not None else _spread_sharding(input._data)
+        if sh is not None:  # sharded over several devices: the result is laid out the same
+            t._data = jax.device_put(t._data, sh)
+        return t
     like.__name__ = fn.__name__ + "_like"
     return like
 

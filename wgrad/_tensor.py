@@ -12,6 +12,12 @@ from ._device import device as _device
 
 __all__ = ["Tensor", "Size"]
 
+_SingleDevice = jax.sharding.SingleDeviceSharding
+
+
+def _dev_id(d):
+    return d.id
+
 
 class Size(tuple):
     """A tensor's shape (a tuple), printed as torch prints it."""
@@ -100,7 +106,8 @@ class Tensor:
             devs = self._data.devices()
         except Exception:  # a tracer has no committed device
             return _device("cpu")
-        return _device.of_jax(next(iter(devs)))
+        # an array sharded over several devices: the first of them (a set has no order)
+        return _device.of_jax(next(iter(devs)) if len(devs) == 1 else min(devs, key=_dev_id))
 
     @property
     def is_cuda(self):
@@ -297,6 +304,9 @@ class Tensor:
     def _accumulate_grad(self, g):
         """AccumulateGrad's update of ``.grad`` (torch's accumulate_grad.h rules)."""
         old = self._grad
+        ps = getattr(self._data, "sharding", None)  # None: a tracer
+        if type(ps) is not _SingleDevice and ps is not None:
+            g = _transfer.reshard(g, ps)  # NOTE [Gradients keep their parameters' shardings]
         if old is None:
             # create_graph: torch copies into a fresh buffer, so .grad.grad_fn is CopyBackwards
             self._grad = _make(g._data).copy_(g) if _grad_state.grad else _make(g._data)

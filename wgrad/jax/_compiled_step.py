@@ -331,13 +331,13 @@ class CompiledStep:
             datas, grads = {}, {}
             for i, t in enumerate(tensors):
                 if t._data is not arrays[i] or spec.mask[i]:
-                    datas[i] = t._data
+                    datas[i] = _keep_layout(t._data, saved[i][0])
                 g, gin = t._grad, grad_in[i]
                 if g is None:
                     if gin is not None:
                         grads[i] = None
                 elif gin is None or g._data is not gin[0] or gin[1]:
-                    grads[i] = g._data
+                    grads[i] = _keep_layout(g._data, saved[i][0])
             ids = {id(t) for t in tensors}
             new = []
             walk_roots(self._roots() + (out,), lambda t: new.append(t)
@@ -385,6 +385,23 @@ def _scalar_option(v):
     if isinstance(v, tuple):
         return all(_scalar_option(x) for x in v)
     return v is None or isinstance(v, (bool, int, float, str))
+
+
+# NOTE [Compiled steps keep layouts]
+# A step whose inputs are sharded over a mesh (a batch split over devices, replicated or
+# sharded parameters) is traced once into one SPMD program: XLA propagates the input
+# shardings and inserts the collectives (the sum of a gradient over a sharded batch becomes
+# an all-reduce). The arrays written back into a tensor (its new data, its .grad) are
+# constrained to the layout its data had on the way in, so parameters, gradients and
+# optimizer state keep their shardings from call to call, as they do eagerly (NOTE
+# [Gradients keep their parameters' shardings] in ops/_transfer.py).
+def _keep_layout(x, like):
+    """``x`` (traced) constrained to the sharding of ``like`` (the tensor's input array)
+    when that spans several devices and the shapes agree."""
+    sh = getattr(like, "sharding", None)
+    if sh is None or len(sh.device_set) == 1 or getattr(x, "shape", None) != like.shape:
+        return x
+    return jax.lax.with_sharding_constraint(x, sh)
 
 
 def _autograd_flags(t):

@@ -1,9 +1,9 @@
 """``wgrad.nn``: Parameter, Module, the layers, ``init`` and ``utils`` (torch.nn's names and
 behaviour)."""
 from . import functional  # noqa: F401
-from . import init, utils  # noqa: F401
+from . import init, parallel, utils  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 
-__all__ = ["functional", "init", "utils", "Parameter", "Buffer"] + list(_modules_all)
+__all__ = ["functional", "init", "parallel", "utils", "Parameter", "Buffer"] + list(_modules_all)

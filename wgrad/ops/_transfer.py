@@ -5,7 +5,7 @@ import jax
 from .._device import device as _device
 from ._primitive import Primitive
 
-__all__ = ["to_device", "cuda"]
+__all__ = ["to_device", "cuda", "reshard"]
 
 
 def _move(self, *, device, src):
@@ -41,3 +41,32 @@ def cuda(tensor, device=None):
     elif isinstance(device, int):
         device = _device("cuda", device)
     return to_device(tensor, device)
+
+
+# NOTE [Gradients keep their parameters' shardings]
+# Eager ops on sharded arrays run as SPMD programs and XLA picks each result's sharding.
+# A gradient can therefore come back laid out differently from its leaf (on one device
+# for a parameter split over a mesh, when the backward formulas only met the root's seed).
+# AccumulateGrad (Tensor._accumulate_grad) moves the gradient of a leaf whose array spans
+# several devices to the leaf's sharding with a differentiable jax.device_put, only when
+# the two differ, so `.grad` is laid out as the parameter is (as torch's .grad is on its
+# parameter's device) and updates such as `p - lr * p.grad` keep the parameter's layout.
+# A single-device leaf is left alone: if its array is uncommitted (made without naming a
+# device) JAX lets it join a computation over a mesh, and its gradient is laid out as XLA
+# chose (the first update then moves the parameter onto the mesh); a committed one cannot
+# meet mesh arrays at all.
+def _put(self, *, sharding, src):
+    return jax.device_put(self, sharding)
+
+
+_reshard = Primitive("reshard", _put, jit=False, node_name="ToCopyBackward0",
+                     self=lambda grad, sharding, src: _reshard(grad, sharding=src, src=sharding))
+
+
+def reshard(tensor, sharding):
+    """``tensor`` laid out as the JAX ``sharding`` (differentiable, ``jax.device_put``);
+    ``tensor`` itself when it already is, or when its array is a tracer."""
+    src = getattr(tensor._data, "sharding", None)
+    if src is None or src is sharding or src.is_equivalent_to(sharding, tensor._data.ndim):
+        return tensor
+    return _reshard(tensor, sharding=sharding, src=src)
