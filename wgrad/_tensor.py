@@ -161,6 +161,24 @@ class Tensor:
         """Whether this tensor's layout is row-major (NOTE [Strides without strides])."""
         return _ops.is_contiguous(self)
 
+    def stride(self, dim=None):
+        """Strides in elements of this tensor's layout over its storage."""
+        s = _strides_of(self)[0]
+        return s if dim is None else s[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self):
+        return _strides_of(self)[1]
+
+    def storage(self):
+        return _storage.TypedStorage._of(self)
+
+    def untyped_storage(self):
+        return _storage.UntypedStorage._of(self)
+
+    def data_ptr(self):
+        """A number that identifies this tensor's storage and offset (docs/differences.md)."""
+        return _storage.data_ptr(self)
+
     # -- autograd metadata ---------------------------------------------------------------
     @property
     def grad_fn(self):
@@ -232,6 +250,14 @@ class Tensor:
         if msg is not None:
             raise RuntimeError(msg)
         object.__delattr__(self, name)
+
+    @property
+    def _backward_hooks(self):
+        return self._hooks
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks):
+        self._hooks = hooks
 
     @property
     def retains_grad(self):
@@ -562,5 +588,7 @@ jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
 from . import ops as _ops  # noqa: E402
 from .ops import _transfer  # noqa: E402
 from .ops._views import link_alias as _link_alias, rebind as _rebind  # noqa: E402
+from .ops._views import strides_of as _strides_of  # noqa: E402
+from .ops import _storage  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402

@@ -25,6 +25,7 @@ from .._autograd.saved import SavedTensor
 from .._autograd import anomaly_mode as _anomaly
 from .._tensor import Tensor
 from ..ops._primitive import _post  # the same post-processing as every op's node
+from ..ops._views import IN_CUSTOM_FUNCTION, MULTI_OUTPUT, set_creation
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction",
            "once_differentiable"]
@@ -397,6 +398,11 @@ def _wrap_outputs(ctx, args, output, executable):
         elif id(o) in dirty or is_input:
             o._grad_fn = None
             o._requires_grad = False
+    if _grad_state.grad:  # NOTE [View creation meta]
+        kind = MULTI_OUTPUT if len(outs) > 1 else IN_CUSTOM_FUNCTION
+        for o in outs:
+            if isinstance(o, Tensor) and o._base is not None and o._data.dtype.kind in "fc":
+                set_creation(o, kind)
     ctx._out_meta = tuple(meta)
     ctx._nondiff_outputs = frozenset(i for i, o in enumerate(outs) if id(o) in nondiff)
     ctx.num_outputs = len(outs)
