@@ -236,6 +236,15 @@ class Function:
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")
 
+    # torch.func's vmap rule for the Function (wgrad.func batches by tracing instead)
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either "
+                                  "override the vmap staticmethod or set "
+                                  "generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` on ``args`` and record the ``<ClassName>Backward`` node."""

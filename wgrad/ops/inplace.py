@@ -37,11 +37,12 @@ _ELEMENTWISE = (
     "hypot", "lerp", "addcmul", "addcdiv", "exp2", "deg2rad", "rad2deg", "eq", "ne", "lt",
     "le", "gt", "ge", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
     "logical_not", "logical_and", "logical_or", "logical_xor")
-_INDEXING = ("index_put", "index_add", "index_copy", "scatter", "scatter_add",
+_INDEXING = ("index_put", "index_add", "index_copy", "index_reduce", "scatter", "scatter_add",
              "masked_scatter", "put")
 
 __all__ = ([n + "_" for n in _ELEMENTWISE] + [n + "_" for n in _INDEXING] +
-           ["copy_", "zero_", "fill_", "normal_", "uniform_", "bernoulli_", "exponential_"])
+           ["copy_", "zero_", "fill_", "normal_", "uniform_", "bernoulli_", "exponential_",
+            "asinh_", "acosh_", "atanh_"])
 
 # in-place view ops: Tensor methods only, as in torch
 _VIEW_METHODS = ("transpose_", "t_", "squeeze_", "unsqueeze_", "swapdims_", "swapaxes_",
@@ -218,6 +219,30 @@ for _n in _ELEMENTWISE:
 for _n in _INDEXING:
     globals()[_n + "_"] = _variant(_I, _n)
 del _n
+
+
+# inverse hyperbolic functions in place: torch has no derivative for them
+def _no_derivative_variant(name):
+    fwd = getattr(jnp, "arc" + name[1:])
+    prim = Primitive(name + "_", lambda self: fwd(self),
+                     node_name=_camel_backward(name, "1"),
+                     self=_E._no_derivative(f"inplace version of {name}"))
+
+    def inplace(input):
+        return _apply(input, lambda s: _E._unary_float(prim, s))
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    inplace.__doc__ = (f"In-place ``{name}``; as torch, its derivative is not implemented "
+                       f"(use :func:`wgrad.{name}`).")
+    return inplace
+
+
+def _camel_backward(name, n):
+    return name.capitalize() + "Backward" + n
+
+
+asinh_ = _no_derivative_variant("asinh")
+acosh_ = _no_derivative_variant("acosh")
+atanh_ = _no_derivative_variant("atanh")
 
 
 # ======================================================================================

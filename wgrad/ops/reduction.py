@@ -207,12 +207,17 @@ _amax = Primitive("amax", lambda self, *, dim, keepdim: jnp.max(self, axis=dim,
 _amin = Primitive("amin", lambda self, *, dim, keepdim: jnp.min(self, axis=dim,
                                                                    keepdims=keepdim),
                   self=_even_backward)
+def _evenly_distribute(grad, self, result):
+    # max()/min() of all elements: a NaN result shares the gradient among the NaNs (torch's
+    # evenly_distribute_backward; amax/amin's scale_grad_by_count gives NaN there)
+    mask = (self == result) | (self.isnan() & result.isnan())
+    return grad * mask.to(grad.dtype) / mask.sum().to(grad.dtype)
+
+
 _max_all = Primitive("max", lambda self: jnp.max(self), node_name="MaxBackward1",
-                     self=lambda grad, self, result: _even_backward(grad, self, result,
-                                                                    None, False))
+                     self=_evenly_distribute)
 _min_all = Primitive("min", lambda self: jnp.min(self), node_name="MinBackward1",
-                     self=lambda grad, self, result: _even_backward(grad, self, result,
-                                                                    None, False))
+                     self=_evenly_distribute)
 
 
 def _check_nonempty(name, input, axes):
