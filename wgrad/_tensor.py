@@ -325,7 +325,12 @@ class Tensor:
         old = self._grad
         if old is None:
             # create_graph: torch copies into a fresh buffer, so .grad.grad_fn is CopyBackwards
-            self._grad = _make(g._data).copy_(g) if _grad_state.grad else _make(g._data)
+            if _grad_state.grad:
+                self._grad = _make(g._data).copy_(g)
+            elif _stealable(g):  # NOTE [Stolen gradients]
+                self._grad = g
+            else:
+                self._grad = _make(g._data)
         elif _grad_state.grad:
             self._grad = old + g
         else:
@@ -542,6 +547,31 @@ def _init(t, data, grad_fn, output_nr):
 
 
 _make = Tensor._make
+
+# NOTE [Stolen gradients]
+# As torch's AccumulateGrad, the first gradient of a leaf is kept as the very tensor the
+# engine passes (``x.grad is g`` for the hooks that saw it), not a copy, when nothing
+# else can write to it: it is no view or alias (its layout is its own), needs no grad,
+# and no other leaf kept it already (a backward returning one tensor for two inputs).
+# Gradients given by the caller enter the graph as new Tensors (autograd._own), so a
+# leaf never keeps the caller's tensor. Otherwise ``.grad`` is a new Tensor over the same
+# (immutable) array.
+_STOLEN = {}
+
+
+def _stealable(g):
+    m = g._view_meta
+    if g._base is not None or (m is not None and (m.chain or len(m.storage.live()) > 1)) \
+            or g._grad_fn is not None or g._requires_grad:
+        return False
+    r = _STOLEN.get(id(g))
+    if r is not None and r() is g:
+        return False
+    if len(_STOLEN) > 4096:
+        for k in [k for k, v in _STOLEN.items() if v() is None]:
+            del _STOLEN[k]
+    _STOLEN[id(g)] = _weakref(g)
+    return True
 
 
 def _wrap_dim(dim, ndim):
