@@ -252,6 +252,12 @@ class Tensor:
         object.__delattr__(self, name)
 
     @property
+    def volatile(self):
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @property
     def _backward_hooks(self):
         return self._hooks
 

@@ -588,3 +588,41 @@ def _saved_original_checks(lib):
 
 def test_saved_original_detached_in_place_and_pack_hooks_without_grad_mode():
     assert _saved_original_checks(wgrad) == _saved_original_checks(torch)
+
+
+def _mark_dirty_checks(lib):
+    class NotAnInput(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            c = 3 * a
+            c.add_(1)
+            ctx.mark_dirty(c)
+            return c
+
+        @staticmethod
+        def backward(ctx, g):
+            return 3 * g
+
+    class TwoOut(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            a.add_(b)
+            ctx.mark_dirty(a)
+            return a, a + b
+
+        @staticmethod
+        def backward(ctx, ga, gab):
+            return ga + gab, ga + gab
+
+    a, b = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        NotAnInput.apply(a.clone())
+        v = lib.autograd.torch.zeros(1).volatile
+    with pytest.raises(RuntimeError) as e:
+        TwoOut.apply(a.clone().view_as(a), b)
+    return [str(m.message).split(" (Triggered")[0] for m in w], v, str(e.value)
+
+
+def test_mark_dirty_checks_and_volatile_as_torch():
+    assert _mark_dirty_checks(wgrad) == _mark_dirty_checks(torch)

@@ -235,4 +235,5 @@ from .function import Function, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from .graph import increment_version  # noqa: E402
 from .variable import Variable  # noqa: E402
+import wgrad as torch  # noqa: E402  (legacy code reads torch.autograd.torch)
 from ._saved_api import SavedTensor  # noqa: E402

@@ -375,6 +375,16 @@ class InplaceFunction(Function):
         self.inplace = inplace
 
 
+_ERR_DIRTY_VIEW = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your "
+    "Function cannot return more than one Tensor. This is not supported by the current "
+    "autograd engine. You should either make sure the input is not a view (using .clone() "
+    "for example) or make your Function only return one Tensor (potentially splitting it "
+    "into two Functions: one doing the inplace that returns a single Tensor and a second one "
+    "that does the other operations). You can ask on the forum https://discuss.pytorch.org/ "
+    "if you need help to do this change.")
+
+
 def _wrap_outputs(ctx, args, output, executable):
     """Link tensor outputs to ``ctx`` (torch's _wrap_outputs), then pack saved tensors."""
     is_tuple = isinstance(output, tuple)
@@ -384,6 +394,10 @@ def _wrap_outputs(ctx, args, output, executable):
     nondiff = {id(t) for t in (ctx.non_differentiable or ()) if isinstance(t, Tensor)}
     if dirty and not dirty <= {id(o) for o in outs}:
         raise RuntimeError(_ERR_DIRTY)
+    if not dirty <= set(inputs):
+        warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                      "Tensors that have been mutated should be passed to ctx.mark_dirty().",
+                      UserWarning, stacklevel=3)
     if executable and _anomaly._state.enabled:
         _anomaly._record_forward(ctx)
     meta = []
@@ -398,6 +412,8 @@ def _wrap_outputs(ctx, args, output, executable):
         if id(o) in dirty:
             if o._grad_fn is None and o._requires_grad:
                 raise RuntimeError(_ERR_LEAF_INPLACE)
+            if o._base is not None and sum(isinstance(x, Tensor) for x in outs) > 1:
+                raise RuntimeError(_ERR_DIRTY_VIEW)
         elif is_input:
             o = outs[i] = _alias(o)
         differentiable = id(o) not in nondiff and o._data.dtype.kind in "fc"
