@@ -261,3 +261,17 @@ def test_strides_storage_and_as_strided_match_torch(name, fn):
     x = wgrad.arange(6.0)
     assert x[2:].data_ptr() - x.data_ptr() == 2 * x.element_size()
     assert x[2:].untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+
+
+def test_hooks_on_a_view_before_its_inplace_change_do_not_fire():
+    """As torch's CopySlices: the in-place op reads the view replayed on the base."""
+    fired = []
+    for lib in (wgrad, torch):
+        base = lib.tensor([1.0, 2.0], requires_grad=True).clone()
+        view, view2 = base[:1], base[:1]
+        view.register_hook(lambda g: fired.append(("view", lib.__name__)))
+        view.mul_(2)
+        view2.grad_fn
+        view2.register_hook(lambda g: fired.append(("view2", lib.__name__, g.tolist())))
+        (view + view2).sum().backward()
+    assert fired == [("view2", "wgrad", [1.0]), ("view2", "torch", [1.0])]

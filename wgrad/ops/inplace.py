@@ -145,7 +145,14 @@ def _rehome(t, fn, nr):
 def _apply(t, compute):
     """Run ``compute(snapshot_of_t)`` and make its value and history ``t``'s."""
     _check(t)
-    snap = _snapshot(t)
+    b = t._base
+    if b is not None and _state.grad and t._grad_fn is not None and (
+            b._grad_fn is not None or b._requires_grad):
+        # the op's input is the view replayed on the base, not the view's own node: as in
+        # torch's CopySlices, hooks registered on the view before the change do not fire
+        snap = _replay(t._view_meta.bchain, _snapshot(b))
+    else:
+        snap = _snapshot(t)
     if _fw.state.active:
         _fw.set_tangent(snap, _fw.get_tangent(t))
     out = _conform(t, compute(snap))
