@@ -26,6 +26,7 @@ from .._autograd import anomaly_mode as _anomaly
 from .._tensor import Tensor
 from ..ops._primitive import _post  # the same post-processing as every op's node
 from ..ops._views import IN_CUSTOM_FUNCTION, MULTI_OUTPUT, set_creation
+from ..ops.inplace import rebase_view_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction",
            "once_differentiable"]
@@ -420,6 +421,8 @@ def _wrap_outputs(ctx, args, output, executable):
         if differentiable:
             o._grad_fn = ctx
             o._output_nr = i
+            if id(o) in dirty and o._base is not None and o._view_meta is not None:
+                rebase_view_history(o)  # CopySlices on the base, as torch
         elif id(o) in dirty or is_input:
             o._grad_fn = None
             o._requires_grad = False

@@ -188,6 +188,21 @@ def _apply(t, compute):
     return t
 
 
+def rebase_view_history(t):
+    """A custom Function changed the view ``t`` in place (``ctx.mark_dirty``) and ``t``'s
+    history is now its node: the base's history becomes CopySlices over it and every view
+    of the base is regenerated, as for a built-in in-place op (NOTE [Views])."""
+    base = t._base
+    out = _make(t._data, t._grad_fn, t._output_nr)
+    bnew = _copy_slices(_snapshot(base), out, chain=t._view_meta.bchain)
+    _rehome(base, bnew._grad_fn, 0)
+    for a in t._view_meta.storage.live():
+        b = a._base
+        if b is not None and b._grad_fn is not None:
+            r = _replay(a._view_meta.bchain, b)
+            _rehome(a, r._grad_fn, r._output_nr)
+
+
 def _inplace_tangent(t, out):
     """The tangent of ``out`` becomes ``t``'s, written into its base's tangent and seen
     by every view of that base, as the values are (NOTE [Tangents of primitives])."""
