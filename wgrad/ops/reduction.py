@@ -419,16 +419,35 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _std(input, **_var_args("std", input, dim, unbiased, keepdim, correction))
 
 
+# one node with two outputs, as torch's VarMeanBackward0 / StdMeanBackward0 (a hook on it
+# sees both gradients)
+def _mean_part(grad, self, dim, keepdim):
+    return _unreduce(grad, self.shape, dim, keepdim) / _numel_of(self.shape, dim)
+
+
+_var_mean = Primitive(
+    "var_mean", lambda self, *, dim, correction, keepdim: (
+        _var_fwd(self, dim=dim, correction=correction, keepdim=keepdim),
+        jnp.mean(self, axis=dim, keepdims=keepdim)), nout=2,
+    self=lambda grads, self, dim, correction, keepdim: _var_backward(
+        grads[0], self, dim, correction, keepdim) + _mean_part(grads[1], self, dim, keepdim))
+_std_mean = Primitive(
+    "std_mean", lambda self, *, dim, correction, keepdim: (
+        jnp.sqrt(_var_fwd(self, dim=dim, correction=correction, keepdim=keepdim)),
+        jnp.mean(self, axis=dim, keepdims=keepdim)), nout=2,
+    self=lambda grads, self, results, dim, correction, keepdim: _std_backward(
+        grads[0], self, results[0], dim, correction, keepdim) + _mean_part(
+            grads[1], self, dim, keepdim))
+
+
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var(input, ...), mean(input, dim, keepdim))``."""
-    a = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    return _var(input, **a), _mean(input, dim=a["dim"], keepdim=a["keepdim"])
+    return _var_mean(input, **_var_args("var_mean", input, dim, unbiased, keepdim, correction))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std(input, ...), mean(input, dim, keepdim))``."""
-    a = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    return _std(input, **a), _mean(input, dim=a["dim"], keepdim=a["keepdim"])
+    return _std_mean(input, **_var_args("std_mean", input, dim, unbiased, keepdim, correction))
 
 
 def _logsumexp_fwd(self, *, dim, keepdim):
