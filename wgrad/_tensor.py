@@ -6,6 +6,7 @@ import jax
 import numpy as np
 
 from . import _dtype, _tensor_str
+from ._autograd import forward_ad as _fw
 from ._autograd.graph import AccumulateGrad, _add_hook, _HookDict
 from ._autograd.grad_mode import _state as _grad_state
 from ._device import device as _device
@@ -595,8 +596,12 @@ def _repr(t):
         return f"tensor({t._data!r})"
     name = t._grad_fn.name() if t._grad_fn is not None else None
     dev = t.device
-    return _tensor_str.tensor_repr(a, t.dtype, name, t._requires_grad,
-                                   None if dev.type == "cpu" else str(dev))
+    s = _tensor_str.tensor_repr(a, t.dtype, name, t._requires_grad,
+                                None if dev.type == "cpu" else str(dev))
+    tangent = _fw.get_tangent(t) if _fw.state.active else None
+    if tangent is not None:  # a dual tensor shows its tangent, as torch
+        s = s[:-1] + (",\n       " if "\n" in s else ", ") + f"tangent={_repr(tangent)})"
+    return s
 
 
 # NOTE [Tensor as a pytree]
