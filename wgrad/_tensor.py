@@ -362,6 +362,8 @@ class Tensor:
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
+        if _fw.state.active:  # detached from forward AD too, as torch
+            _fw.set_tangent(self, None)
         return self
 
     @property

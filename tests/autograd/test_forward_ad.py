@@ -415,6 +415,9 @@ def _dual_metadata(lib):
             out.append((t is tangent, tangent.tolist()))
         d = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0]))
         out.append(repr(d * 2).replace("torch", "wgrad"))
+        c = d.clone()
+        c.detach_()  # leaves forward AD as well
+        out.append(fw.unpack_dual(c * 2).tangent)
         with pytest.raises(RuntimeError) as e:
             lib.add(d, d, out=lib.zeros(2))
         out.append(str(e.value))
