@@ -167,6 +167,10 @@ class Tensor:
         s = _strides_of(self)[0]
         return s if dim is None else s[_wrap_dim(dim, self._data.ndim)]
 
+    def _neg_view(self):
+        """A view with torch's negative bit: negated values, ``is_neg()`` true."""
+        return _ops.elementwise._neg_view(self)
+
     def storage_offset(self):
         return _strides_of(self)[1]
 

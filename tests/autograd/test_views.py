@@ -272,3 +272,19 @@ def test_hooks_on_a_view_before_its_inplace_change_do_not_fire():
         view2.register_hook(lambda g: fired.append(("view2", lib.__name__, g.tolist())))
         (view + view2).sum().backward()
     assert fired == [("view2", "wgrad", [1.0]), ("view2", "torch", [1.0])]
+
+
+def test_neg_view_has_the_negative_bit_as_torch():
+    res = []
+    for lib in (wgrad, torch):
+        fw = lib.autograd.forward_ad
+        x = lib.tensor(np.array([1 + 2j, -0.5j]), requires_grad=True)
+        n = (x * 1)._neg_view()
+        (n * lib.tensor(np.array([2.0 + 0j, 1j]))).real.sum().backward()
+        t = lib.tensor(np.array([1.0 + 0j, 2.0]))._neg_view()
+        with fw.dual_level():
+            same = fw.unpack_dual(fw.make_dual(n.detach(), t)).tangent is t
+            other = fw.unpack_dual(fw.make_dual(n.detach().resolve_neg(), t)).tangent is t
+        res.append((n.is_neg(), n.resolve_neg().is_neg(), n.detach().resolve_neg().tolist(),
+                    x.grad.numpy().tolist(), same, other))
+    assert res[0] == res[1]

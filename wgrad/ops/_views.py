@@ -215,6 +215,8 @@ def conj_bits(t):
             conj, neg = False, True
         elif prim.name == "real":
             conj = False
+        elif prim.name == "neg_view":
+            neg = not neg
     return conj, neg
 
 
@@ -227,6 +229,7 @@ def conj_bits(t):
 # A chain that reinterprets elements (real/imag/view_as_real/complex) is treated as
 # strided: those layouts are the ones torch also keeps as views.
 _REINTERPRET = ("real", "imag", "view_as_real", "view_as_complex")
+_VALUE_ONLY = ("neg_view", "conj")  # change values, not which elements
 
 
 def _element_ids(t):
@@ -234,9 +237,10 @@ def _element_ids(t):
     if m is None or not m.chain or any(p.name in _REINTERPRET for p, _, _ in m.chain):
         return None
     root = m.storage.data
+    chain = tuple(c for c in m.chain if c[0].name not in _VALUE_ONLY)
     # the numbers depend on shapes only: computed eagerly even inside a traced formula
     with jax.ensure_compile_time_eval():
-        ids = _replay_raw(m.chain, jnp.arange(root.size).reshape(root.shape))
+        ids = _replay_raw(chain, jnp.arange(root.size).reshape(root.shape))
         return np.asarray(ids)
 
 

@@ -483,6 +483,9 @@ def sign(input):
 # Values are always materialized, so resolving a bit is a copy that drops it.
 _conj = Primitive("conj", lambda self: jnp.conj(self), view=True,
                   self=lambda grad: grad.conj())
+# torch's private _neg_view: a view with the negative bit (values negated)
+_neg_view = Primitive("neg_view", lambda self: -self, view=True, node_name="NegViewBackward0",
+                      self=lambda grad: _neg_view(grad))
 _conj_physical = Primitive("conj_physical", lambda self: jnp.conj(self),
                            self=lambda grad: grad.conj())
 _resolve = Primitive("resolve", lambda self: jnp.array(self, copy=True),
