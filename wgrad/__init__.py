@@ -36,6 +36,30 @@ from . import func  # noqa: E402
 from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 
+from .ops._storage import TypedStorage, UntypedStorage  # noqa: E402
+import math as _math  # noqa: E402
+
+inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+
+
+class memory_format:
+    """A memory layout name (torch.memory_format). wgrad keeps no strides: layouts are
+    accepted and ignored (docs/differences.md)."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"wgrad.{self._name}"
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+
 half, float, double = float16, float32, float64  # noqa: A001
 cfloat, cdouble, long, short, int = complex64, complex128, int64, int16, int32  # noqa: A001
 chalf = None

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import device as _dev
-from ._tensor import Tensor, _make
+from ._tensor import Size, Tensor, _make
 from .ops._promote import scalar_dtype
 from .ops.shape import _new_size
 
@@ -18,7 +18,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "ful
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm",
            "normal", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like",
            "randn_like", "randint_like", "manual_seed", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state", "scalar_tensor"]
+           "get_rng_state", "set_rng_state", "scalar_tensor", "bernoulli"]
 
 
 def _finish(data, requires_grad, device=None):
@@ -316,8 +316,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
-    if high is None:
-        low, high = 0, low
+    if high is None or (size is None and isinstance(high, (tuple, list))):
+        low, high, size = 0, low, size if high is None else high  # randint(high, size)
     d = _dt(dtype, D.default_int())
     shape = _new_size((size,), d.itemsize)
     if low >= high:
@@ -386,7 +386,32 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 # Tensor methods (NOTE [Tensor methods]), bound by ops/__init__.py: a new tensor with
 # ``self``'s dtype and device unless given
-METHODS = ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor")
+def bernoulli(input, p=None, *, generator=None):
+    """Draws of 1 with probability ``input`` (elementwise) or ``p``, else 0, in
+    ``input``'s dtype; no gradient, as torch.
+
+    Example
+    -------
+    >>> wgrad.bernoulli(wgrad.tensor([0., 1.]))
+    tensor([0., 1.])
+    """
+    probs = input._data if p is None else p
+    if p is None and bool(((probs < 0) | (probs > 1)).any()):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    u = _random(np.random.Generator.random, 1, tuple(input.shape), generator,
+                input.dtype if input.dtype.is_floating_point else None, None, False)
+    return _make((u._data < probs).astype(input._data.dtype))
+
+
+def new(self, *args, device=None):
+    """Torch's legacy constructor: ``x.new(*sizes)`` an uninitialized tensor (zeros here),
+    ``x.new(data)`` a tensor of ``data``; both with ``x``'s dtype."""
+    if len(args) == 1 and not isinstance(args[0], (int, Size)):
+        return tensor(args[0], dtype=self.dtype, device=_same_device(self, device))
+    return empty(*(args or (0,)), dtype=self.dtype, device=_same_device(self, device))
+
+
+METHODS = ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "bernoulli", "new")
 
 
 def _new(fn):

@@ -6,6 +6,7 @@ import jax
 import numpy as np
 
 from . import _dtype, _tensor_str
+from ._autograd import forward_ad as _fw
 from ._autograd.graph import AccumulateGrad, _add_hook, _HookDict
 from ._autograd.grad_mode import _state as _grad_state
 from ._device import device as _device
@@ -168,6 +169,28 @@ class Tensor:
         """Whether this tensor's layout is row-major (NOTE [Strides without strides])."""
         return _ops.is_contiguous(self)
 
+    def stride(self, dim=None):
+        """Strides in elements of this tensor's layout over its storage."""
+        s = _strides_of(self)[0]
+        return s if dim is None else s[_wrap_dim(dim, self._data.ndim)]
+
+    def _neg_view(self):
+        """A view with torch's negative bit: negated values, ``is_neg()`` true."""
+        return _ops.elementwise._neg_view(self)
+
+    def storage_offset(self):
+        return _strides_of(self)[1]
+
+    def storage(self):
+        return _storage.TypedStorage._of(self)
+
+    def untyped_storage(self):
+        return _storage.UntypedStorage._of(self)
+
+    def data_ptr(self):
+        """A number that identifies this tensor's storage and offset (docs/differences.md)."""
+        return _storage.data_ptr(self)
+
     # -- autograd metadata ---------------------------------------------------------------
     @property
     def grad_fn(self):
@@ -241,6 +264,20 @@ class Tensor:
         object.__delattr__(self, name)
 
     @property
+    def volatile(self):
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    @property
+    def _backward_hooks(self):
+        return self._hooks
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks):
+        self._hooks = hooks
+
+    @property
     def retains_grad(self):
         return self._retains_grad
 
@@ -309,7 +346,12 @@ class Tensor:
             g = _transfer.reshard(g, ps)  # NOTE [Gradients keep their parameters' shardings]
         if old is None:
             # create_graph: torch copies into a fresh buffer, so .grad.grad_fn is CopyBackwards
-            self._grad = _make(g._data).copy_(g) if _grad_state.grad else _make(g._data)
+            if _grad_state.grad:
+                self._grad = _make(g._data).copy_(g)
+            elif _stealable(g):  # NOTE [Stolen gradients]
+                self._grad = g
+            else:
+                self._grad = _make(g._data)
         elif _grad_state.grad:
             self._grad = old + g
         else:
@@ -334,6 +376,8 @@ class Tensor:
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
+        if _fw.state.active:  # detached from forward AD too, as torch
+            _fw.set_tangent(self, None)
         return self
 
     @property
@@ -527,6 +571,31 @@ def _init(t, data, grad_fn, output_nr):
 
 _make = Tensor._make
 
+# NOTE [Stolen gradients]
+# As torch's AccumulateGrad, the first gradient of a leaf is kept as the very tensor the
+# engine passes (``x.grad is g`` for the hooks that saw it), not a copy, when nothing
+# else can write to it: it is no view or alias (its layout is its own), needs no grad,
+# and no other leaf kept it already (a backward returning one tensor for two inputs).
+# Gradients given by the caller enter the graph as new Tensors (autograd._own), so a
+# leaf never keeps the caller's tensor. Otherwise ``.grad`` is a new Tensor over the same
+# (immutable) array.
+_STOLEN = {}
+
+
+def _stealable(g):
+    m = g._view_meta
+    if g._base is not None or (m is not None and (m.chain or len(m.storage.live()) > 1)) \
+            or g._grad_fn is not None or g._requires_grad:
+        return False
+    r = _STOLEN.get(id(g))
+    if r is not None and r() is g:
+        return False
+    if len(_STOLEN) > 4096:
+        for k in [k for k, v in _STOLEN.items() if v() is None]:
+            del _STOLEN[k]
+    _STOLEN[id(g)] = _weakref(g)
+    return True
+
 
 def _wrap_dim(dim, ndim):
     n = max(ndim, 1)
@@ -543,8 +612,12 @@ def _repr(t):
         return f"tensor({t._data!r})"
     name = t._grad_fn.name() if t._grad_fn is not None else None
     dev = t.device
-    return _tensor_str.tensor_repr(a, t.dtype, name, t._requires_grad,
-                                   None if dev.type == "cpu" else str(dev))
+    s = _tensor_str.tensor_repr(a, t.dtype, name, t._requires_grad,
+                                None if dev.type == "cpu" else str(dev))
+    tangent = _fw.get_tangent(t) if _fw.state.active else None
+    if tangent is not None:  # a dual tensor shows its tangent, as torch
+        s = s[:-1] + (",\n       " if "\n" in s else ", ") + f"tangent={_repr(tangent)})"
+    return s
 
 
 # NOTE [Tensor as a pytree]
@@ -573,5 +646,7 @@ register_pytree(Tensor)
 from . import ops as _ops  # noqa: E402
 from .ops import _transfer  # noqa: E402
 from .ops._views import link_alias as _link_alias, rebind as _rebind  # noqa: E402
+from .ops._views import strides_of as _strides_of  # noqa: E402
+from .ops import _storage  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402

@@ -481,3 +481,148 @@ def test_attribute_deletion_matches_torch(stmt):
         except Exception as e:  # noqa: BLE001 - comparing whatever each library raises
             outcomes.append((type(e).__name__, str(e).replace("wgrad._tensor.", "")))
     assert outcomes[0] == outcomes[1]
+
+
+def _edge_grad_errors(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    msgs = []
+    for go, reduce in ((None, False), (None, True), (lib.ones(4), True),
+                       (lib.ones((), dtype=lib.complex64), True)):
+        tmp = x.sin() if not reduce else x.sin().sum()
+        edge = lib.autograd.graph.get_gradient_edge(tmp)
+        try:
+            g, = lib.autograd.grad(edge, (x,), grad_outputs=go)
+            msgs.append(g.tolist())
+        except RuntimeError as e:
+            msgs.append(str(e).replace("torch.", "wgrad."))
+    try:
+        lib.autograd.grad(x * 2, (x,), (lib.ones(2),), is_grads_batched=True)
+    except RuntimeError as e:
+        msgs.append(str(e).replace("torch.", "wgrad."))
+    return msgs
+
+
+def test_gradient_edge_outputs_and_batched_grad_errors_match_torch():
+    w, t = _edge_grad_errors(wgrad), _edge_grad_errors(torch)
+    assert len(w) == len(t) == 5
+    for a, b in zip(w, t):
+        if isinstance(b, list):
+            assert a == pytest.approx(b)
+        else:
+            assert a == b
+
+
+def test_index_backward_frees_its_indices():
+    for lib in (wgrad, torch):
+        b = lib.randn(3, requires_grad=True, dtype=lib.float64)
+        c = lib.zeros(3, dtype=lib.float64)
+        c[[1, 2]] = b[[1, 1]]
+        c.backward(lib.ones(3, dtype=lib.float64))
+        with pytest.raises(RuntimeError, match="Specify retain_graph=True"):
+            c.backward(lib.ones(3, dtype=lib.float64))
+
+
+def _stolen(lib):
+    class Twice(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a + b
+
+        @staticmethod
+        def backward(ctx, g):
+            Twice.seen = g.data_ptr()
+            return g, g
+
+    a, b = (lib.ones(2, requires_grad=True) for _ in range(2))
+    Twice.apply(a, b)[1].backward()
+    kept = [a.grad.data_ptr() == Twice.seen, b.grad.data_ptr() == Twice.seen]
+    x, g = lib.ones(2, requires_grad=True), lib.ones(2)
+    x.backward(g)
+    t = lib.ones(3, requires_grad=True)
+
+    def post(t):
+        t.grad.add_(0.5)
+    t.register_post_accumulate_grad_hook(post)
+    t.register_hook(lambda g: g - 2)
+    acc = t.view_as(t).grad_fn.next_functions[0][0]
+    acc.register_hook(lambda gi, go: setattr(t, "grad", go[0] * 10))
+    t.sum().backward()
+    return sorted(kept), x.grad is g, t.grad.tolist()
+
+
+def test_accumulate_grad_keeps_the_incoming_tensor_as_torch():
+    """NOTE [Stolen gradients]."""
+    assert _stolen(wgrad) == _stolen(torch)
+
+
+def test_copy_into_bfloat16_records_history():
+    x = wgrad.randn(3, requires_grad=True)
+    for dt in (wgrad.float16, wgrad.bfloat16):
+        y = wgrad.empty(3, dtype=dt)
+        y.copy_(x)
+        assert y.requires_grad and x.to(dt).requires_grad
+
+
+def _saved_original_checks(lib):
+    out = []
+    a = lib.tensor(1.0, requires_grad=True).clone()
+    b = a.sin()
+    a.detach_()
+    with pytest.raises(RuntimeError) as e:
+        b.backward()
+    out.append(str(e.value))
+    seen = []
+    x = lib.randn(2, requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(
+            lambda t: seen.append(lib.is_grad_enabled()) or t, lambda t: t):
+        y = x * x
+
+    def inplace_double(t):
+        t *= 2
+        return t
+    with pytest.raises(RuntimeError) as e:
+        (x * x).grad_fn._raw_saved_self.register_hooks(inplace_double, lambda t: t / 2)
+    out.append(str(e.value))
+    return out, seen, y.requires_grad
+
+
+def test_saved_original_detached_in_place_and_pack_hooks_without_grad_mode():
+    assert _saved_original_checks(wgrad) == _saved_original_checks(torch)
+
+
+def _mark_dirty_checks(lib):
+    class NotAnInput(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            c = 3 * a
+            c.add_(1)
+            ctx.mark_dirty(c)
+            return c
+
+        @staticmethod
+        def backward(ctx, g):
+            return 3 * g
+
+    class TwoOut(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            a.add_(b)
+            ctx.mark_dirty(a)
+            return a, a + b
+
+        @staticmethod
+        def backward(ctx, ga, gab):
+            return ga + gab, ga + gab
+
+    a, b = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        NotAnInput.apply(a.clone())
+        v = lib.autograd.torch.zeros(1).volatile
+    with pytest.raises(RuntimeError) as e:
+        TwoOut.apply(a.clone().view_as(a), b)
+    return [str(m.message).split(" (Triggered")[0] for m in w], v, str(e.value)
+
+
+def test_mark_dirty_checks_and_volatile_as_torch():
+    assert _mark_dirty_checks(wgrad) == _mark_dirty_checks(torch)

@@ -401,3 +401,29 @@ def test_reverse_over_forward_matches_torch(name, f, x, t):
             assert ga is None or not np.any(ga)
         else:
             np.testing.assert_allclose(ga, gb, rtol=1e-8, atol=1e-10)
+
+
+def _dual_metadata(lib):
+    fw = lib.autograd.forward_ad
+    out = []
+    with fw.dual_level():
+        for primal, tangent in ((lib.arange(5.0)[:4], lib.ones(4)),
+                                (lib.ones(2, 3).t(), lib.ones(3, 2)),
+                                (lib.arange(4.0)[::2], lib.ones(4)[::2])):
+            t = fw.unpack_dual(fw.make_dual(primal, tangent)).tangent
+            t *= 2  # a copied tangent leaves the given one alone
+            out.append((t is tangent, tangent.tolist()))
+        d = fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0]))
+        out.append(repr(d * 2).replace("torch", "wgrad"))
+        c = d.clone()
+        c.detach_()  # leaves forward AD as well
+        out.append(fw.unpack_dual(c * 2).tangent)
+        with pytest.raises(RuntimeError) as e:
+            lib.add(d, d, out=lib.zeros(2))
+        out.append(str(e.value))
+    return out
+
+
+def test_make_dual_layout_check_repr_and_out_error_match_torch():
+    torch = pytest.importorskip("torch")
+    assert _dual_metadata(wgrad) == _dual_metadata(torch)

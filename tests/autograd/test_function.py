@@ -564,3 +564,31 @@ def test_graph_is_freed():
     del y
     gc.collect()
     assert ref() is None
+
+
+def test_function_marking_a_view_dirty_rebases_the_base_as_torch():
+    """A custom Function writing a view of a non-leaf: the base's history becomes
+    CopySlices over the Function's node (gradients compared with torch)."""
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (wgrad, torch):
+        class PyAdd(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                ctx.mark_dirty(x)
+                x.add_(y * 2)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad, grad * 2
+
+        a = lib.tensor(np.arange(16.0).reshape(4, 4), requires_grad=True)
+        b = lib.tensor([[1.0, -1.0], [2.0, 0.5]], requires_grad=True)
+        x = a.clone()
+        PyAdd.apply(x.narrow(1, 2, 2).narrow(0, 1, 2), b)
+        (x * lib.arange(16.0).reshape(4, 4)).sum().backward()
+        res.append((type(x.grad_fn).__name__, a.grad.numpy(), b.grad.numpy()))
+    assert res[0][0] == res[1][0] == "CopySlices"
+    np.testing.assert_array_equal(res[0][1], res[1][1])
+    np.testing.assert_array_equal(res[0][2], res[1][2])

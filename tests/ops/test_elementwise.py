@@ -260,3 +260,35 @@ def test_real_only_ops_reject_complex_as_torch(call, msg):
     z = wgrad.ones(2, dtype=wgrad.complex128)
     with pytest.raises(NotImplementedError, match=msg):
         call(z)
+
+
+@pytest.mark.parametrize("name", ["asinh", "acosh", "atanh"])
+@pytest.mark.parametrize("dtype", [np.complex128])  # the holomorphic formula; real is its case
+def test_inverse_hyperbolic_gradcheck(name, dtype):
+    v = np.array([1.7, 2.5]) if name == "acosh" else np.array([0.3, -0.6])
+    if dtype is np.complex128:
+        v = v + 0.2j
+    x = wgrad.tensor(v, requires_grad=True)
+    assert wgrad.autograd.gradcheck(getattr(wgrad, name), (x,))
+
+
+def test_inverse_hyperbolic_inplace_has_no_derivative_and_igamma_as_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (wgrad, torch):
+        y = lib.acosh_(lib.tensor([2.0, 3.0], requires_grad=True).clone())
+        with pytest.raises(NotImplementedError,
+                           match="the derivative for 'inplace version of acosh' is not"):
+            y.sum().backward()
+    a, x = np.array([0.3, 0.5, 2.0]), np.array([0.3, 0.7, 1.2])
+    res = []
+    for lib in (wgrad, torch):
+        xt = lib.tensor(x, requires_grad=True)
+        p, q = lib.igamma(lib.tensor(a), xt), lib.igammac(lib.tensor(a), xt)
+        g, = lib.autograd.grad((p * 2 + q).sum(), xt)
+        res.append((p.detach().numpy(), q.detach().numpy(), g.numpy(),
+                    lib.isin(lib.tensor([1, 2, 3]), lib.tensor([2, 5])).numpy(),
+                    lib.signbit(lib.tensor([-0.0, 1.0, -2.0])).numpy()))
+    for w, t in zip(*res):
+        np.testing.assert_allclose(w, t, rtol=1e-10)
+    with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input'"):
+        wgrad.igamma(wgrad.tensor(a, requires_grad=True), wgrad.tensor(x)).sum().backward()

@@ -415,3 +415,33 @@ def test_gradients_match_torch():
                 assert w is None or not np.any(w.numpy()), name
             else:
                 np.testing.assert_allclose(w.numpy(), t.numpy(), atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin", "mean"])
+def test_index_reduce_matches_torch(reduce):
+    torch = pytest.importorskip("torch")
+    src = np.array([[1.0, 4.0, 2.0], [3.0, 4.0, 0.5], [2.0, -1.0, 6.0]])
+    res = []
+    for lib in (wgrad, torch):
+        x = lib.tensor(np.full((2, 3), 2.0), requires_grad=True)
+        s = lib.tensor(src, requires_grad=True)
+        out = lib.index_reduce(x, 0, lib.tensor([1, 0, 1]), s, reduce, include_self=True)
+        (out * lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+        res.append([a.detach().numpy() for a in (out, x.grad, s.grad)])
+    for w, t in zip(*res):
+        np.testing.assert_allclose(w, t, rtol=1e-12)
+
+
+def test_nanmedian_and_nan_extremes_match_torch():
+    torch = pytest.importorskip("torch")
+    rows = [[1.0, np.nan, 3.0, 0.0, 3.0], [np.nan, np.nan]]
+    for row in rows:
+        for name in ("nanmedian", "max"):
+            res = []
+            for lib in (wgrad, torch):
+                x = lib.tensor(row, dtype=lib.float64, requires_grad=True)
+                y = getattr(lib, name)(x)
+                y.backward()
+                res.append((y.item(), x.grad.numpy()))
+            np.testing.assert_equal(res[0][0], res[1][0])
+            np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-12)

@@ -485,3 +485,20 @@ def test_values_indices_repr_matches_torch(name):
     rows = [[1.0, 5.0], [7.0, 2.0]]
     got = repr(getattr(wgrad, name)(wgrad.tensor(rows), 1))
     assert got == repr(getattr(torch, name)(torch.tensor(rows), 1)).replace("torch.", "wgrad.")
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+def test_var_mean_is_one_node_with_two_gradients(name):
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (wgrad, torch):
+        a = lib.tensor(np.arange(6.0).reshape(2, 3) ** 2, requires_grad=True)
+        v, m = getattr(lib, name)(a, dim=0)
+        seen = []
+        m.grad_fn.register_prehook(lambda go: seen.append(len(go)) or (go[0] * 2, go[1] * 3))
+        (v + m).sum().backward()
+        res.append((type(v.grad_fn).__name__, m.grad_fn is v.grad_fn, seen, a.grad.numpy()))
+    assert res[0][:3] == res[1][:3]
+    np.testing.assert_allclose(res[0][3], res[1][3], rtol=1e-12)
+    z = wgrad.tensor(np.array([[1 + 2j, 0.5], [-1j, 2.0]]), requires_grad=True)
+    assert wgrad.autograd.gradcheck(lambda z: getattr(wgrad, name)(z, 1), (z,))

@@ -10,6 +10,7 @@
 # per node creation and per node call. As in torch the mode is process-wide.
 """
 import os
+import sys
 import threading
 import traceback
 import warnings
@@ -117,24 +118,35 @@ def _record_forward(node):
     node._parent = getattr(_running, "node", None)
 
 
-def _forward_stack_message(node):
+def _forward_stack_messages(node):
+    """The warnings for an error in ``node``: its forward traceback, then one per parent
+    (the node whose double backward created it), as torch warns them."""
     name = node.name()
     meta = node._metadata or {}
     tb = meta.get("traceback_")
     if tb is None:
-        return (f"Error detected in {name}. No forward pass information available. Enable "
-                f"detect anomaly during forward pass for more information.")
-    msg = f"Error detected in {name}. Traceback of forward call that caused the error:\n"
-    msg += "".join(tb)
+        return [f"Error detected in {name}. No forward pass information available. Enable "
+                f"detect anomaly during forward pass for more information."]
+    msgs = [f"Error detected in {name}. Traceback of forward call that caused the error:\n"
+            + "".join(tb)]
     parent = getattr(node, "_parent", None)
     while parent is not None:
         ptb = (parent._metadata or {}).get("traceback_")
         if ptb is None:
             break
-        msg += (f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
-                f"forward call that induced the previous calculation:\n" + "".join(ptb))
+        msgs.append(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
+                    f"forward call that induced the previous calculation:\n" + "".join(ptb))
         parent = getattr(parent, "_parent", None)
-    return msg
+    return msgs
+
+
+def _warn(msg):
+    """Warn; a warning turned into an error goes to stderr instead, so the backward
+    error itself propagates (torch does the same)."""
+    try:
+        warnings.warn(msg, stacklevel=3)
+    except Warning:
+        print(msg, file=sys.stderr)
 
 
 def _checked_apply(node, inputs):
@@ -152,7 +164,8 @@ def _checked_apply(node, inputs):
                                        f"{i}th output.")
         return outputs
     except Exception:
-        warnings.warn(_forward_stack_message(node), stacklevel=2)
+        for msg in _forward_stack_messages(node):
+            _warn(msg)
         raise
     finally:
         _running.node = prev

@@ -248,12 +248,14 @@ class AccumulateGrad(Node):
 
 
 class GradientEdge(tuple):
-    """``(node, output_nr)``: where a gradient enters the graph; usable in ``grad()``."""
+    """``(node, output_nr)``: where a gradient enters the graph; usable in ``grad()``.
+    ``_meta`` is ``(shape, dtype)`` of the tensor it was taken from (for ``grad()``'s
+    implicit and checked gradients), None when unknown."""
 
-    __slots__ = ()
-
-    def __new__(cls, node, output_nr):
-        return super().__new__(cls, (node, output_nr))
+    def __new__(cls, node, output_nr, meta=None):
+        e = super().__new__(cls, (node, output_nr))
+        e._meta = meta
+        return e
 
     node = property(lambda self: self[0])
     output_nr = property(lambda self: self[1])
@@ -264,7 +266,7 @@ def get_gradient_edge(tensor):
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
-    return GradientEdge(*tensor._gradient_edge())
+    return GradientEdge(*tensor._gradient_edge(), meta=(tensor.shape, tensor.dtype))
 
 
 # NOTE [Current graph task]

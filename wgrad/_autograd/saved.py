@@ -2,6 +2,7 @@
 import threading
 
 from .._dtype import from_np
+from .grad_mode import _state as _grad_state
 from .graph import _hooks_tls
 
 __all__ = ["SavedTensor", "ERR_BACKWARD_TWICE"]
@@ -42,6 +43,11 @@ _ERR_PACK_INPLACE = (
 # tensor's autograd identity (grad_fn, output_nr, requires_grad). ``register_hooks`` on a
 # ``_raw_saved_<name>`` does the same for one value after the fact.
 
+_ERR_DETACHED = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+                 ".detach_().This is not supported, please use out-of-place `.detach()` "
+                 "instead")
+
+
 class SavedTensor:
     """One saved value of a node (``grad_fn._raw_saved_<name>``).
 
@@ -56,7 +62,7 @@ class SavedTensor:
 
     __slots__ = ("_tensor", "_data", "_is_output", "_output_nr", "_version", "_vc",
                  "_released", "_grad_fn", "_requires_grad", "_grad_acc", "_packed",
-                 "_unpack_hook", "_is_none", "_make")
+                 "_unpack_hook", "_is_none", "_make", "_had_fn")
 
     def __init__(self, tensor, is_output=False):
         self._is_output = is_output
@@ -64,6 +70,7 @@ class SavedTensor:
         self._unpack_hook = None
         self._packed = None
         self._is_none = tensor is None
+        self._had_fn = tensor is not None and tensor._grad_fn is not None
         if tensor is None:
             self._tensor = self._data = self._vc = self._grad_fn = self._grad_acc = None
             self._version = self._output_nr = 0
@@ -92,7 +99,12 @@ class SavedTensor:
         if not self._is_output:
             self._grad_fn = tensor._grad_fn
         v0 = tensor._vc.v
-        packed = pack(tensor)
+        prev = _grad_state.grad
+        _grad_state.grad = False  # torch packs with grad mode off
+        try:
+            packed = pack(tensor)
+        finally:
+            _grad_state.grad = prev
         if tensor._vc.v != v0:
             raise RuntimeError(_ERR_PACK_INPLACE)
         self._packed = packed
@@ -128,6 +140,8 @@ class SavedTensor:
                 self._raise_version(node)
             if self._is_output:
                 return self._make(self._data, node, self._output_nr)
+            if self._had_fn and self._tensor._grad_fn is None:
+                raise RuntimeError(_ERR_DETACHED)
             return self._tensor
         r = self._unpack_hook(self._packed)
         if getattr(r, "_make", None) is not self._make:

@@ -13,7 +13,7 @@ from .._autograd.engine import (get_default_engine, is_multithreading_enabled,
 from .._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                    is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .._autograd.graph import GradientEdge, Node, get_gradient_edge, register_multi_grad_hook
-from .._creation import ones_like, zeros_like
+from .._creation import ones, ones_like, zeros_like
 from .._tensor import Size, Tensor
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
@@ -59,35 +59,50 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     new = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if isinstance(out, GradientEdge):
-            if g is None:
-                raise RuntimeError("grad_outputs must be provided for a GradientEdge output")
-            new.append(g)
-            continue
+            meta = out._meta
+            if meta is None:
+                if g is None:
+                    raise RuntimeError("grad_outputs must be provided for a GradientEdge "
+                                       "output")
+                new.append(g)
+                continue
+            oshape, odtype, needs = meta[0], meta[1], True
+        else:
+            oshape, odtype, needs = out.shape, out.dtype, out.requires_grad
         if g is None:
-            if out.requires_grad:
-                if out.numel() != 1:
+            if needs:
+                if oshape.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not out.dtype.is_floating_point:
+                if not odtype.is_floating_point:
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
-                                       f"outputs but got {out.dtype!r}")
-                new.append(ones_like(out))
+                                       f"outputs but got {odtype!r}")
+                new.append(ones_like(out) if isinstance(out, Tensor)
+                           else ones(tuple(oshape), dtype=odtype))
             else:
                 new.append(None)
             continue
         if not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
-        oshape = tuple(out.shape)
         gshape = tuple(g.shape)[1:] if is_grads_batched else tuple(g.shape)
-        if gshape != oshape:
+        if gshape != tuple(oshape):
+            if is_grads_batched:
+                raise RuntimeError(
+                    f"If `is_grads_batched=True`, we interpret the first dimension of each "
+                    f"grad_output as the batch dimension. The sizes of the remaining "
+                    f"dimensions are expected to match the shape of corresponding output, but "
+                    f"a mismatch was detected: grad_output[{i}] has a shape of "
+                    f"{Size(gshape)!r} and output[{i}] has a shape of {Size(oshape)!r}. If "
+                    f"you only want some tensors in `grad_output` to be considered batched, "
+                    f"consider using vmap.")
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                f"{Size(g.shape)!r} and output[{i}] has a shape of "
-                               f"{Size(out.shape)!r}.")
-        if out.dtype.is_complex != g.dtype.is_complex:
+                               f"{Size(oshape)!r}.")
+        if odtype.is_complex != g.dtype.is_complex:
             raise RuntimeError(f"For complex Tensors, both grad_output and output are required "
                                f"to have the same dtype. Mismatch in dtype: grad_output[{i}] "
                                f"has a dtype of {g.dtype!r} and output[{i}] has a dtype of "
-                               f"{out.dtype!r}.")
+                               f"{odtype!r}.")
         new.append(g)
     return new
 
@@ -97,14 +112,22 @@ def _root_edges(outputs, grads):
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if isinstance(out, GradientEdge):
             roots.append(tuple(out))
-            root_grads.append(g)
+            root_grads.append(_own(g))
             continue
         if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                f"have a grad_fn")
         roots.append(out._gradient_edge())
-        root_grads.append(g)
+        root_grads.append(_own(g))
     return roots, root_grads
+
+
+def _own(g):
+    """A gradient given by the caller enters the graph as a new Tensor over its array, so
+    that AccumulateGrad, which keeps the tensor it receives, never keeps the caller's."""
+    if isinstance(g, Tensor) and g._grad_fn is None and not g._requires_grad:
+        return Tensor._make(g._data)
+    return g
 
 
 def _input_edges(inputs, retain_grad=False):
@@ -212,4 +235,5 @@ from .function import Function, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from .graph import increment_version  # noqa: E402
 from .variable import Variable  # noqa: E402
+import wgrad as torch  # noqa: E402  (legacy code reads torch.autograd.torch)
 from ._saved_api import SavedTensor  # noqa: E402

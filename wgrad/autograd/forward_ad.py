@@ -10,7 +10,8 @@ from .._autograd.grad_mode import _DecoratorContextManager
 from .._autograd.grad_mode import _state as _grad_state
 from .._tensor import Tensor
 from ..ops import shape as _shape
-from ..ops._views import link_alias as _link_alias
+from ..ops._views import conj_bits as _conj_bits, link_alias as _link_alias
+from ..ops._views import strides_of as _strides_of
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
@@ -113,12 +114,23 @@ def make_dual(tensor, tangent, *, level=None):
     if _core.get_tangent(tensor) is not None:
         raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a "
                            f"forward gradient at the same level {level} is not supported.")
+    if not _same_layout(tensor, tangent):
+        tangent = tangent.clone()  # torch copies a tangent laid out unlike its primal
     if _grad_state.inference:  # as torch: an alias of the same data, not a view
         out = _link_alias(tensor, Tensor._make(tensor._data), view=False)
     else:
         out = _primal_view(tensor)
     _core.set_tangent(out, tangent)
     return out
+
+
+def _same_layout(a, b):
+    """Strides, offset and storage size (NOTE [Strides without strides]) and conjugate
+    bits as torch's metadata check of a tangent against its primal."""
+    if a.numel() == 0 and b.numel() == 0:
+        return True
+    return (_strides_of(a) == _strides_of(b) and len(a.storage()) == len(b.storage())
+            and _conj_bits(a) == _conj_bits(b))
 
 
 def _primal_view(tensor):

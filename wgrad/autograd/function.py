@@ -25,6 +25,8 @@ from .._autograd.saved import SavedTensor
 from .._autograd import anomaly_mode as _anomaly
 from .._tensor import Tensor
 from ..ops._primitive import _post  # the same post-processing as every op's node
+from ..ops._views import IN_CUSTOM_FUNCTION, MULTI_OUTPUT, set_creation
+from ..ops.inplace import rebase_view_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "InplaceFunction",
            "once_differentiable"]
@@ -252,6 +254,15 @@ class Function:
         raise NotImplementedError("You must implement the jvp function for custom "
                                   "autograd.Function to use it with forward mode AD.")
 
+    # torch.func's vmap rule for the Function (wgrad.func batches by tracing instead)
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either "
+                                  "override the vmap staticmethod or set "
+                                  "generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run ``forward`` on ``args`` and record the ``<ClassName>Backward`` node."""
@@ -384,6 +395,16 @@ class InplaceFunction(Function):
         self.inplace = inplace
 
 
+_ERR_DIRTY_VIEW = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your "
+    "Function cannot return more than one Tensor. This is not supported by the current "
+    "autograd engine. You should either make sure the input is not a view (using .clone() "
+    "for example) or make your Function only return one Tensor (potentially splitting it "
+    "into two Functions: one doing the inplace that returns a single Tensor and a second one "
+    "that does the other operations). You can ask on the forum https://discuss.pytorch.org/ "
+    "if you need help to do this change.")
+
+
 def _wrap_outputs(ctx, args, output, executable):
     """Link tensor outputs to ``ctx`` (torch's _wrap_outputs), then pack saved tensors."""
     is_tuple = isinstance(output, tuple)
@@ -393,6 +414,10 @@ def _wrap_outputs(ctx, args, output, executable):
     nondiff = {id(t) for t in (ctx.non_differentiable or ()) if isinstance(t, Tensor)}
     if dirty and not dirty <= {id(o) for o in outs}:
         raise RuntimeError(_ERR_DIRTY)
+    if not dirty <= set(inputs):
+        warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input "
+                      "Tensors that have been mutated should be passed to ctx.mark_dirty().",
+                      UserWarning, stacklevel=3)
     if executable and _anomaly._state.enabled:
         _anomaly._record_forward(ctx)
     meta = []
@@ -407,15 +432,24 @@ def _wrap_outputs(ctx, args, output, executable):
         if id(o) in dirty:
             if o._grad_fn is None and o._requires_grad:
                 raise RuntimeError(_ERR_LEAF_INPLACE)
+            if o._base is not None and sum(isinstance(x, Tensor) for x in outs) > 1:
+                raise RuntimeError(_ERR_DIRTY_VIEW)
         elif is_input:
             o = outs[i] = _alias(o)
         differentiable = id(o) not in nondiff and o._data.dtype.kind in "fc"
         if differentiable:
             o._grad_fn = ctx
             o._output_nr = i
+            if id(o) in dirty and o._base is not None and o._view_meta is not None:
+                rebase_view_history(o)  # CopySlices on the base, as torch
         elif id(o) in dirty or is_input:
             o._grad_fn = None
             o._requires_grad = False
+    if _grad_state.grad:  # NOTE [View creation meta]
+        kind = MULTI_OUTPUT if len(outs) > 1 else IN_CUSTOM_FUNCTION
+        for o in outs:
+            if isinstance(o, Tensor) and o._base is not None and o._data.dtype.kind in "fc":
+                set_creation(o, kind)
     ctx._out_meta = tuple(meta)
     ctx._nondiff_outputs = frozenset(i for i, o in enumerate(outs) if id(o) in nondiff)
     ctx.num_outputs = len(outs)

@@ -18,6 +18,7 @@ import warnings
 import jax.numpy as jnp
 
 from .. import _dtype as D
+from .._autograd import forward_ad as _fw
 from .._autograd.grad_mode import _state
 from .._tensor import Tensor, _make
 from ._views import _write, rebind
@@ -159,9 +160,17 @@ def _takes_out(fn, aten, exact):
             raise RuntimeError(f"{aten}(): functions with out=... arguments don't support "
                                f"automatic differentiation, but one of the arguments "
                                f"requires grad.")
+        if _fw.state.active and any(_fw.get_tangent(t) is not None for t in _tensors(
+                args, kwargs.values(), out if isinstance(out, (tuple, list)) else (out,))):
+            raise RuntimeError(f"Trying to use forward AD with {aten or fn.__name__}_out that "
+                               f"does not support it because it is an out= function")
         return apply_out(fn.__name__, aten, exact, fn(*args, **kwargs), out, args)
     with_out.without_out = fn
     return with_out
+
+
+def _tensors(*groups):
+    return [t for g in groups for t in g if isinstance(t, Tensor)]
 
 
 def install(namespace, family):

@@ -51,7 +51,7 @@ from ._views import mark_view as _mark_view  # NOTE [Views]
 __all__ = ["Primitive", "OpNode", "primitive", "holomorphic", "device_constant",
            "check_broadcast"]
 
-_DIFF_KINDS = ("f", "c")
+_DIFF_KINDS = ("f", "c", "V")  # "V": bfloat16 and the other ml_dtypes floats
 _VARIADIC, _RESULT, _RESULTS = -1, -2, -3  # NOTE [Recording cost]: where a saved value is
 _ERR_INFERENCE = ("Inference tensors cannot be saved for backward. Please do not use Tensors "
                   "created in inference mode in computation tracked by autograd. To work "
@@ -211,7 +211,14 @@ class Primitive:
         for name, i in plan:
             if i >= 0:
                 a = args[i]
-                saved[name] = _save(a) if isinstance(a, Tensor) or a is None else a
+                if isinstance(a, Tensor) or a is None:
+                    saved[name] = _save(a)
+                elif type(a) is tuple:  # index arrays: saved, so freed as torch's indices
+                    saved[name] = tuple(_save(x) if isinstance(x, Tensor) else
+                                        _save(_make(x)) if isinstance(x, jax.Array) else x
+                                        for x in a)
+                else:
+                    saved[name] = a
             elif i == _VARIADIC:
                 saved[name] = tuple(_save(a) for a in args)
         if single:

@@ -22,6 +22,7 @@
 # moves ``t`` out of its storage into ``v``'s (``rebind``).
 """
 import functools
+import re
 import weakref
 
 import jax
@@ -29,8 +30,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._autograd import forward_ad as _fw
+from .._autograd.grad_mode import _state as _grad_state
 
-__all__ = ["mark_view", "link_alias", "rebind", "conj_bits", "strided_as", "is_contiguous"]
+__all__ = ["mark_view", "link_alias", "rebind", "conj_bits", "strided_as", "is_contiguous",
+           "set_creation", "check_view_inplace", "storage_ids", "strides_of",
+           "storage_of", "NO_GRAD", "MULTI_OUTPUT", "IN_CUSTOM_FUNCTION"]
 
 
 class _Storage:
@@ -50,13 +54,91 @@ class _Storage:
 
 
 class _ViewMeta:
-    __slots__ = ("chain", "bchain", "writable", "storage")
+    __slots__ = ("chain", "bchain", "writable", "storage", "creation", "label")
 
-    def __init__(self, chain, bchain, writable, storage):
+    def __init__(self, chain, bchain, writable, storage, creation=0):
         self.chain = chain
         self.bchain = bchain
         self.writable = writable
         self.storage = storage
+        self.creation = creation  # NOTE [View creation meta]
+        self.label = None
+
+
+# NOTE [View creation meta]
+# As torch's CreationMeta, a view records how it was made, because an in-place change of
+# some views cannot be expressed as a graph rewrite (NOTE [Views]) and is refused with
+# grad mode on when autograd is involved: views made in no_grad or inference mode (the
+# in-place would be half tracked), outputs of functions that return several views
+# (unbind, split, chunk: the rewrite would replace their shared node's backward) and
+# views returned by a custom Function (the rewrite would bypass its backward). A view of
+# such a view inherits the mark (an inference-mode mark is never replaced). ``label`` is
+# the (op name, output number) that torch's message names when the view's node in wgrad
+# is a composite's last step (unbind is select after select).
+DEFAULT, NO_GRAD, INFERENCE, MULTI_OUTPUT, IN_CUSTOM_FUNCTION = range(5)
+_GIVEN = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+          "clarify your code by moving both the view and the inplace either both inside the "
+          "{0} block (if you don't want the inplace to be tracked) or both outside (if you "
+          "want the inplace to be tracked).")
+_WHY = {
+    MULTI_OUTPUT: ("This view is the output of a function that returns multiple views. Such "
+                   "functions do not allow the output views to be modified inplace. You "
+                   "should replace the inplace operation by an out-of-place one."),
+    IN_CUSTOM_FUNCTION: (
+        "This view was created inside a custom Function (or because an input was returned "
+        "as-is) and the autograd logic to handle view+inplace would override the custom "
+        "backward associated with the custom Function, leading to incorrect gradients. This "
+        "behavior is forbidden. You can fix this by cloning the output of the custom "
+        "Function.")}
+
+
+def _new_creation(prev):
+    new = INFERENCE if _grad_state.inference else NO_GRAD if not _grad_state.grad else DEFAULT
+    if new == DEFAULT or prev == INFERENCE:
+        return prev
+    return new
+
+
+def set_creation(t, creation, label=None):
+    """Mark the view ``t`` as made by a multi-output op or a custom Function
+    (NOTE [View creation meta])."""
+    m = t._view_meta
+    if m is not None and t._base is not None:
+        m.creation = creation if m.creation != INFERENCE else m.creation
+        m.label = label
+
+
+def check_view_inplace(t, requires_grad):
+    """Raise torch's error when the view ``t`` may not be modified in place with grad mode
+    on (NOTE [View creation meta]); ``requires_grad``: the in-place op needs autograd."""
+    m = t._view_meta
+    if m is None or not m.creation or t._base is None or not _grad_state.grad:
+        return
+    if not (requires_grad or t.requires_grad or t._base.requires_grad):
+        return
+    c = m.creation
+    fn = t._grad_fn
+    if fn is None:
+        head = "A view was created in inference mode and " if c == INFERENCE else \
+            "A view was created in no_grad mode and "
+        mode = " in normal mode" if c == INFERENCE else " with grad mode enabled"
+    else:
+        name, nr = m.label if m.label is not None else (
+            re.sub(r"Backward\d*$", "", fn.name()), t._output_nr)
+        head = f"Output {nr} of {name} is a view "
+        mode = ""
+    if c in _WHY:
+        msg = f"{head}{'' if fn is None else 'and '}is being modified inplace{mode}. {_WHY[c]}"
+    else:
+        block = "inference_mode" if c == INFERENCE else "no_grad"
+        made = "inference mode" if c == INFERENCE else "no_grad mode"
+        how = " in normal mode" if c == INFERENCE else " with grad mode enabled"
+        if fn is None:
+            msg = f"{head}is being modified inplace{how}. {_GIVEN.format(block)}"
+        else:
+            msg = (f"{head}of a view which was created in {made} and is being modified "
+                   f"inplace{how}. {_GIVEN.format(block)}")
+    raise RuntimeError(msg)
 
 
 def _link(src, out, ops, writable, view, counter=None):
@@ -70,12 +152,15 @@ def _link(src, out, ops, writable, view, counter=None):
     chain = m.chain + ops
     writable = writable and m.writable
     bchain = ()
+    creation = DEFAULT
     if view:
         if src._base is not None:
             out._base, bchain = src._base, m.bchain + ops
         else:
             out._base, bchain = src, ops
-    out._view_meta = _ViewMeta(chain, bchain, writable, st)
+        creation = _new_creation(m.creation if src._base is not None else DEFAULT)
+        out._is_inference = src._is_inference  # a view of a normal tensor stays normal
+    out._view_meta = _ViewMeta(chain, bchain, writable, st, creation)
     st.aliases.append(weakref.ref(out))
     if len(st.aliases) > st.cap:
         st.live()
@@ -89,6 +174,9 @@ def mark_view(prim, args, akey, out):
     src = args[0]
     # an expanded view has elements that share memory: writing it is an error
     writable = not (prim.name == "expand" and out._data.size != src._data.size)
+    if prim.name == "as_strided":
+        index = dict(akey)["index"]
+        writable = len(set(index)) == len(index)
     return _link(src, out, ((prim, tuple(args[1:]), akey),), writable, True)
 
 
@@ -127,6 +215,8 @@ def conj_bits(t):
             conj, neg = False, True
         elif prim.name == "real":
             conj = False
+        elif prim.name == "neg_view":
+            neg = not neg
     return conj, neg
 
 
@@ -139,6 +229,7 @@ def conj_bits(t):
 # A chain that reinterprets elements (real/imag/view_as_real/complex) is treated as
 # strided: those layouts are the ones torch also keeps as views.
 _REINTERPRET = ("real", "imag", "view_as_real", "view_as_complex")
+_VALUE_ONLY = ("neg_view", "conj")  # change values, not which elements
 
 
 def _element_ids(t):
@@ -146,10 +237,50 @@ def _element_ids(t):
     if m is None or not m.chain or any(p.name in _REINTERPRET for p, _, _ in m.chain):
         return None
     root = m.storage.data
+    chain = tuple(c for c in m.chain if c[0].name not in _VALUE_ONLY)
     # the numbers depend on shapes only: computed eagerly even inside a traced formula
     with jax.ensure_compile_time_eval():
-        ids = _replay_raw(m.chain, jnp.arange(root.size).reshape(root.shape))
+        ids = _replay_raw(chain, jnp.arange(root.size).reshape(root.shape))
         return np.asarray(ids)
+
+
+def storage_of(t):
+    """The ``_Storage`` record ``t`` shares with its aliases (made on first use)."""
+    m = t._view_meta
+    if m is None:
+        m = t._view_meta = _ViewMeta((), (), True, _Storage(t._data, t))
+    if not m.chain:
+        m.storage.data = t._data
+    return m.storage
+
+
+def storage_ids(t):
+    """``(ids, n)``: the storage element number behind each element of ``t`` (an array of
+    its shape) and the storage's size, or ``(None, n)`` where the chain reinterprets
+    elements (NOTE [Strides without strides])."""
+    m = t._view_meta
+    if m is None or not m.chain:
+        n = t._data.size
+        return np.arange(n).reshape(t._data.shape), n
+    return _element_ids(t), m.storage.data.size
+
+
+def strides_of(t):
+    """``(strides, storage_offset)`` of ``t``'s layout over its storage, in elements
+    (row-major for a layout that reinterprets elements)."""
+    ids, _ = storage_ids(t)
+    shape = t._data.shape
+    out, acc = [0] * len(shape), 1
+    for k in range(len(shape) - 1, -1, -1):
+        out[k] = acc
+        acc *= max(shape[k], 1)
+    if ids is None or ids.size == 0:
+        return tuple(out), 0
+    first = int(ids.flat[0])
+    for k, n in enumerate(shape):
+        if n > 1:
+            out[k] = int(ids[(0,) * k + (1,) + (0,) * (len(shape) - k - 1)]) - first
+    return tuple(out), first
 
 
 def strided_as(t, shape):

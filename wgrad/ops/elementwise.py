@@ -28,6 +28,7 @@ __all__ = [
     "bitwise_xor", "logical_not", "logical_and", "logical_or", "logical_xor", "atan2",
     "hypot", "lerp", "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
     "view_as_real", "view_as_complex", "is_conj", "is_neg", "resolve_neg", "adjoint",
+    "asinh", "acosh", "atanh", "isin", "igamma", "igammac", "signbit",
 ]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
@@ -41,7 +42,7 @@ METHODS = (
     "trunc", "frac", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
     "logical_not", "logical_and", "logical_or", "logical_xor", "atan2", "hypot", "lerp",
     "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg", "is_conj", "is_neg",
-    "resolve_neg", "adjoint",
+    "resolve_neg", "adjoint", "asinh", "acosh", "atanh", "igamma", "igammac", "signbit",
 )  # real, imag, is_complex, is_floating_point: Tensor's own; where: self is the ``input``
 
 _I = 1j
@@ -329,6 +330,9 @@ asin = _unary("asin", jnp.arcsin,
 acos = _unary("acos", jnp.arccos,
               holomorphic(lambda self: -(-self * self + 1).rsqrt()))
 atan = _unary("atan", jnp.arctan, holomorphic(lambda self: self * self + 1, divide=True))
+asinh = _unary("asinh", jnp.arcsinh, holomorphic(lambda self: (self * self + 1).rsqrt()))
+acosh = _unary("acosh", jnp.arccosh, holomorphic(lambda self: (self * self - 1).rsqrt()))
+atanh = _unary("atanh", jnp.arctanh, holomorphic(lambda self: -self * self + 1, divide=True))
 sinh = _unary("sinh", jnp.sinh, holomorphic(lambda self: self.cosh()))
 cosh = _unary("cosh", jnp.cosh, holomorphic(lambda self: self.sinh()))
 tanh = _unary("tanh", jnp.tanh, holomorphic(lambda result: 1 - result * result))
@@ -479,6 +483,9 @@ def sign(input):
 # Values are always materialized, so resolving a bit is a copy that drops it.
 _conj = Primitive("conj", lambda self: jnp.conj(self), view=True,
                   self=lambda grad: grad.conj())
+# torch's private _neg_view: a view with the negative bit (values negated)
+_neg_view = Primitive("neg_view", lambda self: -self, view=True, node_name="NegViewBackward0",
+                      self=lambda grad: _neg_view(grad))
 _conj_physical = Primitive("conj_physical", lambda self: jnp.conj(self),
                            self=lambda grad: grad.conj())
 _resolve = Primitive("resolve", lambda self: jnp.array(self, copy=True),
@@ -777,8 +784,88 @@ def logaddexp(input, other):
 
 
 # ======================================================================================
+# Incomplete gamma: torch differentiates the second argument only
+# ======================================================================================
+
+def _igamma_dx(a, x):  # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)
+    return jnp.exp((a - 1) * jnp.log(x) - x - jax.scipy.special.gammaln(a))
+
+
+_igamma_density = Primitive("igamma_density", lambda self, other: _igamma_dx(self, other))
+
+
+def _no_derivative(what):
+    def formula(grad):
+        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
+    return formula
+
+
+def _no_forward_ad(name):
+    def rule(primals, tangents):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            f"not been implemented yet.")
+    return rule
+
+
+_igamma = Primitive("igamma", lambda self, other: jax.scipy.special.gammainc(self, other),
+                    self=_no_derivative("igamma: input"),
+                    other=lambda grad, self, other: grad * _igamma_density(self, other),
+                    jvp=_no_forward_ad("igamma"))
+_igammac = Primitive("igammac", lambda self, other: jax.scipy.special.gammaincc(self, other),
+                     self=_no_derivative("igammac: input"),
+                     other=lambda grad, self, other: -grad * _igamma_density(self, other),
+                     jvp=_no_forward_ad("igammac"))
+
+
+def _float_pair(prim, input, other):
+    d = result_type(input, other)
+    d = d if d.is_floating_point else D.get_default_dtype()
+    a, b = (t.to(d) if isinstance(t, Tensor) else t for t in (input, other))
+    return prim(a, b)
+
+
+def igamma(input, other):
+    """The regularized lower incomplete gamma function P(input, other); differentiable in
+    ``other`` only, as torch.
+
+    Example
+    -------
+    >>> wgrad.igamma(wgrad.tensor([1.]), wgrad.tensor([0.]))
+    tensor([0.])
+    """
+    return _float_pair(_igamma, input, other)
+
+
+def igammac(input, other):
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P.
+
+    Example
+    -------
+    >>> wgrad.igammac(wgrad.tensor([1.]), wgrad.tensor([0.]))
+    tensor([1.])
+    """
+    return _float_pair(_igammac, input, other)
+
+
+# ======================================================================================
 # Non-differentiable: comparisons, predicates, rounding, bitwise
 # ======================================================================================
+
+_isin = Primitive("isin", lambda elements, test_elements, *, invert: jnp.isin(
+    elements, test_elements, invert=invert))
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element of ``elements`` is in ``test_elements`` (no gradient).
+
+    Example
+    -------
+    >>> wgrad.isin(wgrad.tensor([1, 2, 3]), wgrad.tensor([2]))
+    tensor([False,  True, False])
+    """
+    return _isin(elements, test_elements, invert=bool(invert))
+
 
 def _nondiff(name, fn):
     prim = Primitive(name, fn)
@@ -813,6 +900,7 @@ isnan = _nondiff("isnan", lambda self: jnp.isnan(self))
 isinf = _nondiff("isinf", lambda self: jnp.isinf(self))
 isfinite = _nondiff("isfinite", lambda self: jnp.isfinite(self))
 isreal = _nondiff("isreal", lambda self: jnp.isreal(self))
+signbit = _nondiff("signbit", lambda self: jnp.signbit(self))
 
 
 def is_complex(input):

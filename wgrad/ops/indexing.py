@@ -21,15 +21,16 @@ from .shape import broadcast_shapes, expand
 
 __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "gather",
            "take_along_dim", "take", "put", "scatter", "scatter_add", "scatter_reduce",
-           "masked_select", "masked_scatter", "nonzero", "argwhere", "unfold", "sort",
-           "argsort", "topk", "kthvalue", "median", "tril", "triu", "diag", "diag_embed",
-           "diagonal", "kron"]
+           "index_reduce", "masked_select", "nanmedian", "masked_scatter", "nonzero",
+           "argwhere", "unfold", "sort", "argsort", "topk", "kthvalue", "median", "tril",
+           "triu", "diag", "diag_embed", "diagonal", "kron"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "take_along_dim",
-           "take", "put", "scatter", "scatter_add", "scatter_reduce", "masked_select",
-           "masked_scatter", "nonzero", "argwhere", "unfold", "sort", "argsort", "topk",
-           "kthvalue", "median", "tril", "triu", "diag", "diag_embed", "diagonal", "kron")
+           "take", "put", "scatter", "scatter_add", "scatter_reduce", "index_reduce",
+           "masked_select", "nanmedian", "masked_scatter", "nonzero", "argwhere", "unfold",
+           "sort", "argsort", "topk", "kthvalue", "median", "tril", "triu", "diag",
+           "diag_embed", "diagonal", "kron")
 
 _ADV = "adv"
 _INT = "int"  # NOTE [Index values are arguments]
@@ -569,6 +570,31 @@ _scatter_minmax = Primitive("scatter_reduce", _scatter_minmax_fwd,
                             self=_scatter_minmax_self, src=_scatter_minmax_src)
 
 
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Reduce the slices of ``source`` along ``dim`` into ``input`` at the positions
+    ``index`` with ``reduce`` in ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``: a
+    ``scatter_reduce`` with ``index`` spread over ``source``'s other dimensions.
+
+    Example
+    -------
+    >>> x = wgrad.zeros(2, 2)
+    >>> x.index_reduce(0, wgrad.tensor([1, 1]), wgrad.tensor([[1., 4.], [3., 2.]]), "amax")
+    tensor([[0., 0.],
+            [3., 4.]])
+    """
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    d = _wrap_dim(dim, max(source.ndim, 1))
+    if index.ndim > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    shape = [1] * source.ndim
+    if source.ndim:
+        shape[d] = -1
+    idx = index.reshape(shape).expand(tuple(source.shape)) if source.ndim else index.reshape(())
+    return scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
+
+
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with ``reduce`` in
     ``"sum"``, ``"mean"``, ``"amax"``, ``"amin"`` (``include_self`` as torch).
@@ -939,6 +965,32 @@ def median(input, dim=None, keepdim=False):
     n = input.shape[d] if input.ndim else 1
     return _select_kth(input, (n - 1) // 2, d, keepdim, _median_values, median_result,
                        nan=True)
+
+
+def _nanmedian_fwd(self):
+    flat = jnp.sort(self.reshape(-1))  # NaNs sort last
+    k = jnp.sum(~jnp.isnan(flat))
+    return flat[jnp.maximum((k - 1) // 2, 0)]  # all NaN: the first, a NaN
+
+
+_nanmedian = Primitive("nanmedian", _nanmedian_fwd, self=_median_backward)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """The lower median of the values that are not NaN (NaN when all are).
+
+    Example
+    -------
+    >>> wgrad.nanmedian(wgrad.tensor([4., float("nan"), 1., 3.]))
+    tensor(3.)
+    """
+    _no_complex(input, "nanmedian")
+    if dim is not None:
+        raise NotImplementedError("nanmedian(dim=...) is not supported by wgrad; use "
+                                  "nanmedian(input) or median(dim=...)")
+    if input.numel() == 0:
+        return tensor(float("nan"), dtype=input.dtype)
+    return _nanmedian(input)
 
 
 # ======================================================================================

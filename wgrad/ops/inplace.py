@@ -11,6 +11,7 @@
 # version, so a later in-place change of the tensor is caught (NOTE [Saved tensor versions]).
 """
 import math
+from weakref import ref as _weakref
 
 import jax.numpy as jnp
 import numpy as np
@@ -22,8 +23,10 @@ from .._autograd.grad_mode import _state
 from .._autograd.saved import SavedTensor
 from . import elementwise as _E
 from . import indexing as _I
+from . import shape as _S
 from ._primitive import OpNode, Primitive
-from ._views import _replay, _write, _write_raw
+from ._views import _replay, _write, _write_raw, check_view_inplace, rebind as _rebind
+from ._views import storage_ids
 
 # elementwise ops whose ``<name>_`` variant torch has
 _ELEMENTWISE = (
@@ -35,14 +38,19 @@ _ELEMENTWISE = (
     "hypot", "lerp", "addcmul", "addcdiv", "exp2", "deg2rad", "rad2deg", "eq", "ne", "lt",
     "le", "gt", "ge", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
     "logical_not", "logical_and", "logical_or", "logical_xor")
-_INDEXING = ("index_put", "index_add", "index_copy", "scatter", "scatter_add",
+_INDEXING = ("index_put", "index_add", "index_copy", "index_reduce", "scatter", "scatter_add",
              "masked_scatter", "put")
 
 __all__ = ([n + "_" for n in _ELEMENTWISE] + [n + "_" for n in _INDEXING] +
-           ["copy_", "zero_", "fill_", "normal_", "uniform_", "bernoulli_", "exponential_"])
+           ["copy_", "zero_", "fill_", "normal_", "uniform_", "bernoulli_", "exponential_",
+            "asinh_", "acosh_", "atanh_"])
+
+# in-place view ops: Tensor methods only, as in torch
+_VIEW_METHODS = ("transpose_", "t_", "squeeze_", "unsqueeze_", "swapdims_", "swapaxes_",
+                 "as_strided_", "set_", "resize_", "resize_as_")
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
-METHODS = tuple(__all__)  # every in-place op here is one
+METHODS = tuple(__all__) + _VIEW_METHODS  # every in-place op here is one
 
 _ERR_LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 _ERR_VIEW_LEAF = ("a view of a leaf Variable that requires grad is being used in an in-place "
@@ -72,6 +80,7 @@ _copy_slices = Primitive(
 
 def _check(t):
     if _state.grad:
+        check_view_inplace(t, False)  # NOTE [View creation meta]
         if t._grad_fn is None and t._requires_grad:
             raise RuntimeError(_ERR_LEAF)
         b = t._base
@@ -81,7 +90,10 @@ def _check(t):
         raise RuntimeError(_ERR_INFERENCE)
     m = t._view_meta
     if m is not None and not m.writable:
-        raise RuntimeError(_ERR_OVERLAP)
+        # the chain repeats elements (expand, as_strided); this view may still not
+        ids = storage_ids(t)[0]
+        if ids is None or np.unique(ids).size != ids.size:
+            raise RuntimeError(_ERR_OVERLAP)
 
 
 def _snapshot(t):
@@ -133,13 +145,22 @@ def _rehome(t, fn, nr):
 def _apply(t, compute):
     """Run ``compute(snapshot_of_t)`` and make its value and history ``t``'s."""
     _check(t)
-    snap = _snapshot(t)
+    b = t._base
+    if b is not None and _state.grad and t._grad_fn is not None and (
+            b._grad_fn is not None or b._requires_grad):
+        # the op's input is the view replayed on the base, not the view's own node: as in
+        # torch's CopySlices, hooks registered on the view before the change do not fire
+        snap = _replay(t._view_meta.bchain, _snapshot(b))
+    else:
+        snap = _snapshot(t)
     if _fw.state.active:
         _fw.set_tangent(snap, _fw.get_tangent(t))
     out = _conform(t, compute(snap))
     vc = t._vc
     version = vc.v + 1
     rec = out._grad_fn is not None
+    if rec:
+        check_view_inplace(t, True)
     if rec:
         _adopt_saved(out, vc, version)
     base = t._base
@@ -165,6 +186,21 @@ def _apply(t, compute):
                 r = _replay(a._view_meta.bchain, b)
                 _rehome(a, r._grad_fn, r._output_nr)
     return t
+
+
+def rebase_view_history(t):
+    """A custom Function changed the view ``t`` in place (``ctx.mark_dirty``) and ``t``'s
+    history is now its node: the base's history becomes CopySlices over it and every view
+    of the base is regenerated, as for a built-in in-place op (NOTE [Views])."""
+    base = t._base
+    out = _make(t._data, t._grad_fn, t._output_nr)
+    bnew = _copy_slices(_snapshot(base), out, chain=t._view_meta.bchain)
+    _rehome(base, bnew._grad_fn, 0)
+    for a in t._view_meta.storage.live():
+        b = a._base
+        if b is not None and b._grad_fn is not None:
+            r = _replay(a._view_meta.bchain, b)
+            _rehome(a, r._grad_fn, r._output_nr)
 
 
 def _inplace_tangent(t, out):
@@ -209,6 +245,123 @@ for _n in _ELEMENTWISE:
 for _n in _INDEXING:
     globals()[_n + "_"] = _variant(_I, _n)
 del _n
+
+
+# inverse hyperbolic functions in place: torch has no derivative for them
+def _no_derivative_variant(name):
+    fwd = getattr(jnp, "arc" + name[1:])
+    prim = Primitive(name + "_", lambda self: fwd(self),
+                     node_name=_camel_backward(name, "1"),
+                     self=_E._no_derivative(f"inplace version of {name}"))
+
+    def inplace(input):
+        return _apply(input, lambda s: _E._unary_float(prim, s))
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    inplace.__doc__ = (f"In-place ``{name}``; as torch, its derivative is not implemented "
+                       f"(use :func:`wgrad.{name}`).")
+    return inplace
+
+
+def _camel_backward(name, n):
+    return name.capitalize() + "Backward" + n
+
+
+asinh_ = _no_derivative_variant("asinh")
+acosh_ = _no_derivative_variant("acosh")
+atanh_ = _no_derivative_variant("atanh")
+
+
+# ======================================================================================
+# In-place view ops: transpose_, t_, squeeze_, unsqueeze_, swapdims_, as_strided_
+# ======================================================================================
+
+def _view_inplace(t, fn):
+    """Make ``t`` the view ``fn(t)``: its data, history and place in the view chain
+    change, it stays a view of the same base (or no view), keeps its creation mark (NOTE
+    [View creation meta]) and its version is bumped."""
+    _check(t)
+    m = t._view_meta
+    creation, label = (m.creation, m.label) if m is not None else (0, None)
+    r = fn(t)
+    if r is t:
+        return t
+    rm = r._view_meta
+    st = rm.storage
+    st.aliases = [w for w in st.aliases if w() is not r]
+    if all(w() is not t for w in st.aliases):
+        st.aliases.append(_weakref(t))
+    t._data = r._data
+    t._view_meta = rm
+    rm.creation, rm.label = creation, label
+    if t._base is None:
+        rm.bchain = ()
+    if r._grad_fn is not None:
+        _rehome(t, r._grad_fn, r._output_nr)
+    t._vc.v += 1
+    return t
+
+
+def transpose_(input, dim0, dim1):
+    return _view_inplace(input, lambda s: _S.transpose(s, dim0, dim1))
+
+
+def swapdims_(input, dim0, dim1):
+    return transpose_(input, dim0, dim1)
+
+
+swapaxes_ = swapdims_
+
+
+def t_(input):
+    return _view_inplace(input, _S.t)
+
+
+def squeeze_(input, dim=None):
+    return _view_inplace(input, lambda s: _S.squeeze(s, dim))
+
+
+def unsqueeze_(input, dim):
+    return _view_inplace(input, lambda s: _S.unsqueeze(s, dim))
+
+
+def as_strided_(input, size, stride, storage_offset=None):
+    return _view_inplace(input, lambda s: _S.as_strided(s, size, stride, storage_offset))
+
+
+def set_(input, source=None, storage_offset=0, size=None, stride=None):
+    """Make ``input`` an alias of ``source``'s data (torch's ``set_(Tensor)``); its version
+    is bumped and its gradient accumulator is a new one, as torch."""
+    _check(input)
+    if source is None:
+        source = _make(jnp.zeros((0,), input._data.dtype))
+    elif not isinstance(source, Tensor):
+        raise TypeError("set_() with a storage is not supported by wgrad; pass a tensor")
+    if size is not None:
+        source = _S.as_strided(source, size, stride, storage_offset)
+    _rebind(input, source)
+    input._grad_acc = None
+    input._vc.v += 1
+    return input
+
+
+def resize_(input, *sizes, memory_format=None):
+    """Resize ``input`` in place: the leading elements are kept, new ones are zeros
+    (torch leaves them uninitialized). A no-op when the shape is already ``sizes``."""
+    shape = _S._new_size(sizes, input._data.dtype.itemsize)
+    if shape == tuple(input.shape):
+        return input
+    if input.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    n = int(np.prod(shape, dtype=np.int64))
+    flat = input._data.reshape(-1)[:n]
+    flat = jnp.concatenate([flat, jnp.zeros((n - flat.size,), flat.dtype)])
+    _rebind(input, _make(flat.reshape(shape)))
+    input._vc.v += 1
+    return input
+
+
+def resize_as_(input, the_template, memory_format=None):
+    return resize_(input, tuple(the_template.shape))
 
 
 # ======================================================================================

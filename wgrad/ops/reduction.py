@@ -207,12 +207,17 @@ _amax = Primitive("amax", lambda self, *, dim, keepdim: jnp.max(self, axis=dim,
 _amin = Primitive("amin", lambda self, *, dim, keepdim: jnp.min(self, axis=dim,
                                                                    keepdims=keepdim),
                   self=_even_backward)
+def _evenly_distribute(grad, self, result):
+    # max()/min() of all elements: a NaN result shares the gradient among the NaNs (torch's
+    # evenly_distribute_backward; amax/amin's scale_grad_by_count gives NaN there)
+    mask = (self == result) | (self.isnan() & result.isnan())
+    return grad * mask.to(grad.dtype) / mask.sum().to(grad.dtype)
+
+
 _max_all = Primitive("max", lambda self: jnp.max(self), node_name="MaxBackward1",
-                     self=lambda grad, self, result: _even_backward(grad, self, result,
-                                                                    None, False))
+                     self=_evenly_distribute)
 _min_all = Primitive("min", lambda self: jnp.min(self), node_name="MinBackward1",
-                     self=lambda grad, self, result: _even_backward(grad, self, result,
-                                                                    None, False))
+                     self=_evenly_distribute)
 
 
 def _check_nonempty(name, input, axes):
@@ -414,16 +419,35 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _std(input, **_var_args("std", input, dim, unbiased, keepdim, correction))
 
 
+# one node with two outputs, as torch's VarMeanBackward0 / StdMeanBackward0 (a hook on it
+# sees both gradients)
+def _mean_part(grad, self, dim, keepdim):
+    return _unreduce(grad, self.shape, dim, keepdim) / _numel_of(self.shape, dim)
+
+
+_var_mean = Primitive(
+    "var_mean", lambda self, *, dim, correction, keepdim: (
+        _var_fwd(self, dim=dim, correction=correction, keepdim=keepdim),
+        jnp.mean(self, axis=dim, keepdims=keepdim)), nout=2,
+    self=lambda grads, self, dim, correction, keepdim: _var_backward(
+        grads[0], self, dim, correction, keepdim) + _mean_part(grads[1], self, dim, keepdim))
+_std_mean = Primitive(
+    "std_mean", lambda self, *, dim, correction, keepdim: (
+        jnp.sqrt(_var_fwd(self, dim=dim, correction=correction, keepdim=keepdim)),
+        jnp.mean(self, axis=dim, keepdims=keepdim)), nout=2,
+    self=lambda grads, self, results, dim, correction, keepdim: _std_backward(
+        grads[0], self, results[0], dim, correction, keepdim) + _mean_part(
+            grads[1], self, dim, keepdim))
+
+
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var(input, ...), mean(input, dim, keepdim))``."""
-    a = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    return _var(input, **a), _mean(input, dim=a["dim"], keepdim=a["keepdim"])
+    return _var_mean(input, **_var_args("var_mean", input, dim, unbiased, keepdim, correction))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std(input, ...), mean(input, dim, keepdim))``."""
-    a = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    return _std(input, **a), _mean(input, dim=a["dim"], keepdim=a["keepdim"])
+    return _std_mean(input, **_var_args("std_mean", input, dim, unbiased, keepdim, correction))
 
 
 def _logsumexp_fwd(self, *, dim, keepdim):

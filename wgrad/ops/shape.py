@@ -13,12 +13,16 @@ from .._tensor import Size, Tensor, _make, _wrap_dim
 from ._primitive import Primitive
 from ._promote import result_type
 from ._transfer import to_device as _to_device
-from ._views import is_contiguous, link_alias, strided_as
+from .._autograd.grad_mode import _state as _grad_state
+from ._views import (MULTI_OUTPUT, is_contiguous, link_alias, set_creation, storage_ids,
+                     strided_as, strides_of)
 
 __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
            "t", "numpy_T", "permute", "movedim", "moveaxis", "squeeze", "unsqueeze",
            "expand", "expand_as", "broadcast_to", "broadcast_tensors", "cat", "concat",
            "concatenate", "stack", "hstack", "vstack", "split", "chunk", "unbind", "flip",
+           "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk",
+           "as_strided",
            "fliplr", "flipud", "roll", "repeat", "tile", "to", "clone", "contiguous",
            "sum_to_size", "narrow", "select", "view_as", "reshape_as", "atleast_1d",
            "atleast_2d", "broadcast_shapes", "pad"]
@@ -27,6 +31,8 @@ __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "
 METHODS = ("reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
            "t", "permute", "movedim", "moveaxis", "squeeze", "unsqueeze", "expand",
            "expand_as", "broadcast_to", "split", "chunk", "unbind", "flip", "fliplr", "flipud",
+           "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk",
+           "as_strided",
            "roll", "repeat", "tile", "to", "clone", "contiguous", "sum_to_size", "narrow",
            "select", "view_as", "reshape_as")
 
@@ -223,6 +229,75 @@ def reshape(input, *shape):
     if input._view_meta is not None and not strided_as(input, shape):
         return _unsafe_view(_clone(input), shape=shape)
     return _reshape(input, shape=shape)
+
+
+# as_strided over the storage's element numbers (NOTE [Strides without strides]): the
+# requested elements are gathered from the input's own, so the result is a view for
+# autograd as torch's (gradient scattered back); ``index`` names input elements
+def _gather_flat(x, index, shape):
+    return x.reshape(-1)[np.asarray(index, dtype=np.int64)].reshape(shape)
+
+
+def _scatter_flat(x, index, shape):
+    n = int(np.prod(shape, dtype=np.int64))
+    return jnp.zeros((n,), x.dtype).at[np.asarray(index, dtype=np.int64)].add(
+        x.reshape(-1)).reshape(shape)
+
+
+_as_strided = Primitive(
+    "as_strided", lambda self, *, index, size: _gather_flat(self, index, size), view=True,
+    self=lambda grad, index, self_shape: _as_strided_bw(grad, index=index,
+                                                        shape=tuple(self_shape)))
+_as_strided_bw = Primitive(
+    "as_strided_backward", lambda self, *, index, shape: _scatter_flat(self, index, shape),
+    self=lambda grad, index, self_shape: _as_strided(grad, index=index,
+                                                     size=tuple(self_shape)))
+
+
+# elements outside the input's own come from the storage (``rest``, no gradient): not a view
+_as_strided_rest = Primitive(
+    "as_strided", lambda self, rest, *, index, size: _gather_flat(
+        jnp.concatenate([self.reshape(-1), rest]), index, size),
+    self=lambda grad, index, self_shape, rest: _as_strided_bw(
+        grad, index=index, shape=(int(np.prod(self_shape, dtype=np.int64)) + rest.shape[0],)
+    )[:int(np.prod(self_shape, dtype=np.int64))].reshape(self_shape))
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of ``input``'s storage with the given sizes, strides (in elements) and
+    offset, as torch's. Elements outside ``input``'s own are read from the storage; the
+    result is then a copy, with gradient to ``input``'s elements (docs/differences.md)."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, "
+                           f"got strides: {list(stride)}")
+    ids, n = storage_ids(input)
+    if storage_offset is None:
+        storage_offset = strides_of(input)[1]
+    want = np.full(size, storage_offset, dtype=np.int64)
+    for k, (sz, st) in enumerate(zip(size, stride)):
+        want = want + st * np.arange(sz).reshape((-1,) + (1,) * (len(size) - k - 1))
+    if want.size and want.max() >= n:
+        isz = input._data.dtype.itemsize
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                           f"offset {storage_offset}, and itemsize {isz} requiring a storage "
+                           f"size of {(int(want.max()) + 1) * isz} are out of bounds for "
+                           f"storage of size {n * isz}")
+    if ids is None:
+        raise RuntimeError("as_strided: wgrad cannot express a strided layout over a tensor "
+                           "that reinterprets its storage (real, imag, view_as_real, "
+                           "view_as_complex); call it on a contiguous copy")
+    pos = np.full(n, -1, dtype=np.int64)
+    pos[ids.ravel()] = np.arange(ids.size)
+    index = pos[want.ravel()]
+    if (index < 0).any():
+        outside = np.unique(want.ravel()[index < 0])
+        rest = _make(input._view_meta.storage.data.reshape(-1)[outside])
+        index[index < 0] = ids.size + np.searchsorted(outside, want.ravel()[index < 0])
+        return _as_strided_rest(input, rest, index=tuple(index.tolist()), size=size)
+    return _as_strided(input, index=tuple(index.tolist()), size=size)
 
 
 def _alias(t):
@@ -560,6 +635,32 @@ def select(input, dim, index):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    """Views of ``tensor`` along ``dim`` in pieces of one size or of the listed sizes;
+    with grad mode on they may not be modified in place (NOTE [View creation meta])."""
+    return _split(tensor, split_size_or_sections, dim, True)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """``split`` with a list of sizes."""
+    return _split(input, list(split_sizes), dim, True)
+
+
+def unsafe_split(input, split_size, dim=0):
+    """``split`` whose views may be modified in place (torch's unsafe_split)."""
+    return _split(input, split_size, dim, False)
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """``split_with_sizes`` whose views may be modified in place."""
+    return _split(input, list(split_sizes), dim, False)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` whose views may be modified in place."""
+    return _chunk(input, chunks, dim, False)
+
+
+def _split(tensor, split_size_or_sections, dim, mark):
     d = _wrap_dim(dim, tensor.ndim)
     size = tensor.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -581,20 +682,36 @@ def split(tensor, split_size_or_sections, dim=0):
     for s in sizes:
         out.append(narrow(tensor, d, start, s))
         start += s
-    return tuple(out)
+    if not mark:  # torch's unsafe_* outputs are not tracked as views
+        return tuple(_make(v._data, v._grad_fn, v._output_nr) for v in out)
+    return _multi_output(out, "Split" if isinstance(split_size_or_sections, int)
+                         else "SplitWithSizes")
+
+
+def _multi_output(views, name):
+    """Mark the outputs of a function that returns several views (NOTE [View creation
+    meta]): with grad mode on they may not be modified in place."""
+    if _grad_state.grad:
+        for i, v in enumerate(views):
+            set_creation(v, MULTI_OUTPUT, (name, i))
+    return tuple(views)
 
 
 def chunk(input, chunks, dim=0):
+    return _chunk(input, chunks, dim, True)
+
+
+def _chunk(input, chunks, dim, mark):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     size = input.shape[_wrap_dim(dim, input.ndim)]
     step = -(-size // chunks) if size else 1
-    return split(input, step, dim)
+    return _split(input, step, dim, mark)
 
 
 def unbind(input, dim=0):
     d = _wrap_dim(dim, input.ndim)
-    return tuple(select(input, d, i) for i in range(input.shape[d]))
+    return _multi_output([select(input, d, i) for i in range(input.shape[d])], "Unbind")
 
 
 # ======================================================================================
