@@ -34,6 +34,7 @@ from . import backends, cuda, fft, jax, linalg, nn, optim, utils  # noqa: E402
 from ._legacy import *  # noqa: E402,F401,F403
 from .serialization import load, save  # noqa: E402
 from .jax import compile, from_dlpack, from_jax, jax_function, to_jax  # noqa: E402,A004
+from .ops._lazy import lazy  # noqa: E402
 from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 

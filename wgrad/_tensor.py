@@ -75,6 +75,8 @@ class Tensor:
     def _make(data, grad_fn=None, output_nr=0):
         t = _new(Tensor)
         _init(t, data, grad_fn, output_nr)
+        if data.__class__ is _Pending:  # NOTE [Lazy segments]
+            _adopt(t)
         return t
 
     def _new_like_data(self, data):
@@ -299,7 +301,9 @@ class Tensor:
         old = self._grad
         if old is None:
             # create_graph: torch copies into a fresh buffer, so .grad.grad_fn is CopyBackwards
-            self._grad = _make(g._data).copy_(g) if _grad_state.grad else _make(g._data)
+            # (lazily, a pending gradient stays pending: NOTE [Lazy segments])
+            self._grad = _make(_raw_data(g)).copy_(g) if _grad_state.grad \
+                else _make(_raw_data(g))
         elif _grad_state.grad:
             self._grad = old + g
         else:
@@ -516,6 +520,7 @@ def _init(t, data, grad_fn, output_nr):
 
 
 _make = Tensor._make
+_raw_data = Tensor.__dict__["_data"].__get__  # the slot itself, even for a LazyTensor
 
 
 def _wrap_dim(dim, ndim):
@@ -562,5 +567,6 @@ jax.tree_util.register_pytree_node(Tensor, _flatten, _unflatten)
 from . import ops as _ops  # noqa: E402
 from .ops import _transfer  # noqa: E402
 from .ops._views import link_alias as _link_alias, rebind as _rebind  # noqa: E402
+from .ops._lazy import Pending as _Pending, adopt as _adopt  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402

@@ -23,6 +23,7 @@ import jax
 from .grad_mode import _DecoratorContextManager
 from .grad_mode import _state as _grad_state
 from .forward_ad import state as _fw_state
+from .lazy_mode import state as _lazy_state
 from . import anomaly_mode as _anomaly
 from .graph import GraphRoot, _current, _hooks_tls, _set_current_graph_task
 from .saved import ERR_BACKWARD_TWICE
@@ -78,8 +79,8 @@ class InputBuffer:
 
 def _accumulate(a, b):
     # Under create_graph the sum is recorded (a differentiable add); otherwise it is a
-    # plain array add.
-    if _grad_state.grad or _fw_state.active:  # a dual level: the tangents add too
+    # plain array add; lazily, a recorded add (NOTE [Lazy segments]).
+    if _grad_state.grad or _fw_state.active or _lazy_state.on:  # a dual level: the tangents add too
         return a + b
     return a._new_like_data(a._data + b._data)
 
