@@ -2,7 +2,7 @@
 compilation cache (NOTE [Persistent compilation cache]) against PyTorch's first call.
 
     python bench/bench_cold.py                 # chain, mlp, phase; prints a markdown table
-    python bench/bench_cold.py --only phase --runs 3
+    python bench/bench_cold.py --only phase --runs 3 --impls wgrad,wgrad.lazy
 
 Each number is the first step (forward + backward) of a bench/run.py workload, timed in
 its own subprocess after the imports; "cold" starts from an empty cache directory, "warm"
@@ -34,20 +34,23 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="chain,mlp,phase")
     ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--impls", default="wgrad,wgrad.lazy")
     args = ap.parse_args()
-    rows = ["| workload | wgrad, no cache | wgrad, cold cache | wgrad, warm cache | torch | "
-            "warm / torch |", "|---|---|---|---|---|---|"]
+    rows = ["| workload | implementation | no cache | cold cache | warm cache | torch | "
+            "warm / torch |", "|---|---|---|---|---|---|---|"]
     for w in args.only.split(","):
-        off, cold, warm, torch = [], [], [], []
-        for _ in range(args.runs):
-            with tempfile.TemporaryDirectory() as d:
-                cold.append(first_ms(w, "wgrad", d))
-                warm.append(first_ms(w, "wgrad", d))
-            off.append(first_ms(w, "wgrad", "0"))
-            torch.append(first_ms(w, "torch", "0"))
-        o, c, h, t = min(off), min(cold), min(warm), min(torch)
-        print(w, off, cold, warm, torch, file=sys.stderr, flush=True)
-        rows.append(f"| {w} | {o:.0f} | {c:.0f} | {h:.0f} | {t:.0f} | {h / t:.1f}x |")
+        torch = min(first_ms(w, "torch", "0") for _ in range(args.runs))
+        for impl in args.impls.split(","):
+            off, cold, warm = [], [], []
+            for _ in range(args.runs):
+                with tempfile.TemporaryDirectory() as d:
+                    cold.append(first_ms(w, impl, d))
+                    warm.append(first_ms(w, impl, d))
+                off.append(first_ms(w, impl, "0"))
+            o, c, h = min(off), min(cold), min(warm)
+            print(w, impl, off, cold, warm, torch, file=sys.stderr, flush=True)
+            rows.append(f"| {w} | {impl} | {o:.0f} | {c:.0f} | {h:.0f} | {torch:.0f} | "
+                        f"{h / torch:.1f}x |")
     print("\n".join(rows))
 
 

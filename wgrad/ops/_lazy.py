@@ -104,7 +104,7 @@ class Pending:
         return n
 
     def devices(self):
-        return {jax.devices()[0]}
+        return {jax.devices()[0]}  # a segment runs on the default device
 
     def force(self):
         if self.value is None:
@@ -153,9 +153,13 @@ def adopt(t):
 
 
 def abstract(tree):
-    """``tree`` with every array and Pending replaced by a ShapeDtypeStruct."""
-    return jax.tree_util.tree_map(
-        lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=x.weak_type), tree)
+    """``tree`` with every array and Pending replaced by a ShapeDtypeStruct; NotLazy for
+    any other leaf."""
+    def one(x):
+        if x.__class__ is not Pending and not isinstance(x, jax.Array):
+            raise NotLazy
+        return jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=x.weak_type)
+    return jax.tree_util.tree_map(one, tree)
 
 
 def _out_avals(fn, treedef, avals):
@@ -195,6 +199,10 @@ def record(fn, leaves, treedef=None):
             if i is None:
                 if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
                     raise NotLazy
+                if _DEV[1] is None:
+                    _DEV[1] = {jax.devices()[0]} if len(jax.devices()) > 1 else False
+                if _DEV[1] and x.devices() != _DEV[1]:
+                    raise NotLazy  # segments run on the default device
                 i = ext_ids[id(x)] = len(seg.ext)
                 seg.ext.append(x)
                 a = x.aval
@@ -348,6 +356,12 @@ class LazyTensor(Tensor):
 
     nelement = numel
 
+    def __len__(self):
+        s = _get_slot(self).shape
+        if not s:
+            raise TypeError("len() of a 0-d tensor")
+        return s[0]
+
     @property
     def device(self):
         return _default_device()
@@ -366,7 +380,7 @@ def _default_device():
     return d
 
 
-_DEV = [None]
+_DEV = [None, None]  # the default device, and {it} where JAX sees several (else False)
 
 
 class lazy:
