@@ -49,6 +49,7 @@
 """
 import os
 import threading
+from sys import getrefcount as _getrefcount
 from weakref import ref as _weakref
 
 import jax
@@ -92,7 +93,7 @@ class Pending:
         self.aval = aval
         self.shape, self.dtype, self.weak_type = aval
         self.value = None
-        self.tensors = []  # weak references to the LazyTensors over it, made plain on flush
+        self.tensors = None  # weak reference(s) to the LazyTensors over it, made plain on flush
 
     ndim = property(lambda self: len(self.shape))
 
@@ -126,7 +127,7 @@ class _Segment:
 
     def __init__(self):
         self.ops = []        # (fn, input treedef or None, input refs)
-        self.refs = []       # a weak reference per output value, in order
+        self.refs = []       # the Pending of each output value, in order (see _flush)
         self.ext = []        # the distinct outside arrays
         self.ext_ids = {}    # id(array) -> its index in ext
         self.ext_avals = []
@@ -148,7 +149,13 @@ def adopt(t):
         _set_slot(t, v)
     else:
         t.__class__ = LazyTensor
-        p.tensors.append(_weakref(t))
+        w = p.tensors
+        if w is None:
+            p.tensors = _weakref(t)
+        elif type(w) is list:
+            w.append(_weakref(t))
+        else:
+            p.tensors = [w, _weakref(t)]
     return t
 
 
@@ -214,12 +221,12 @@ def record(fn, leaves, treedef=None):
         srefs = seg.refs
         if single:
             res = Pending(seg, len(srefs), oavals[0])
-            srefs.append(_weakref(res))
+            srefs.append(res)
         else:
             outs = []
             for a in oavals:
                 p = Pending(seg, len(srefs), a)
-                srefs.append(_weakref(p))
+                srefs.append(p)
                 outs.append(p)
             res = otree.unflatten(outs)
         if len(seg.ops) >= CAP:
@@ -245,13 +252,17 @@ def _flush(seg):
             _seg[0] = _Segment()
         if not seg.ops:
             return
+        # An output is live when something besides the segment holds its Pending (a
+        # Tensor, a SavedTensor): its reference count is above the segment's list, the
+        # reference and getrefcount's argument. No weak reference per output: fewer objects
+        # for the cyclic garbage collector (NOTE [Recording cost]).
         live = []
-        keep = []  # the Pendings themselves, so none dies between here and the assignment
-        for i, r in enumerate(seg.refs):
-            p = r()
-            if p is not None:
+        keep = []
+        refs = seg.refs
+        for i in range(len(refs)):
+            if _getrefcount(refs[i]) > 2:
                 live.append(i)
-                keep.append(p)
+                keep.append(refs[i])
         ops = tuple(seg.ops)
         live = tuple(live)
         key = (ops, tuple(seg.ext_avals), live)
@@ -272,12 +283,14 @@ def _flush(seg):
         for p, v in zip(keep, outs):
             p.value = v
             p.seg = None
-            for r in p.tensors:
-                t = r()
-                if t is not None and _get_slot(t) is p:
-                    _set_slot(t, v)
-                    t.__class__ = Tensor
-            p.tensors = None
+            w = p.tensors
+            if w is not None:
+                for r in (w if type(w) is list else (w,)):
+                    t = r()
+                    if t is not None and _get_slot(t) is p:
+                        _set_slot(t, v)
+                        t.__class__ = Tensor
+                p.tensors = None
 
 
 def flush():
