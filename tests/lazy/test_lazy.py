@@ -226,3 +226,36 @@ def test_errors_match_torch():
     with wgrad.lazy(), pytest.raises(RuntimeError) as w:
         wgrad.ones(2) + wgrad.ones(3)
     assert str(w.value) == str(t.value)
+
+
+def test_env_var_turns_it_on(monkeypatch):
+    from wgrad._autograd import lazy_mode
+    monkeypatch.setenv("WGRAD_LAZY", "1")
+    assert lazy_mode._State().on
+    monkeypatch.setenv("WGRAD_LAZY", "0")
+    assert not lazy_mode._State().on
+
+
+def test_a_value_recorded_on_one_thread_is_read_on_another():
+    import threading
+    x = wgrad.arange(4, dtype=wgrad.float64)
+    out = {}
+    with wgrad.lazy():
+        y = (x * 2).exp()
+        assert _pending(y)
+        t = threading.Thread(target=lambda: out.setdefault("v", y.numpy()))
+        t.start()
+        t.join(timeout=60)
+    np.testing.assert_allclose(out["v"], np.exp(2 * np.arange(4.0)), rtol=1e-15)
+
+
+def test_dropped_values_are_not_kept():
+    x = wgrad.ones(3, dtype=wgrad.float64)
+    with wgrad.lazy():
+        y = x * 2
+        z = (y + 1) * 3
+        del y  # no Tensor holds it any more: not an output of the segment
+        wgrad.lazy.flush()
+    key = list(_lazy._CACHE)[-1]
+    assert len(key[2]) == 1  # only z came back
+    np.testing.assert_array_equal(z.numpy(), [9.0, 9.0, 9.0])
