@@ -78,9 +78,10 @@ class InputBuffer:
 
 
 def _accumulate(a, b):
-    # Under create_graph the sum is recorded (a differentiable add); otherwise it is a
-    # plain array add; lazily, a recorded add (NOTE [Lazy segments]).
-    if _grad_state.grad or _fw_state.active or _lazy_state.on:  # a dual level: the tangents add too
+    # Under create_graph the sum is a recorded, differentiable add; in a dual level the
+    # tangents add too; lazily it is an add in the pending segment (NOTE [Lazy segments] in
+    # ops/_lazy.py). Otherwise it is a plain array add.
+    if _grad_state.grad or _fw_state.active or _lazy_state.on:
         return a + b
     return a._new_like_data(a._data + b._data)
 
