@@ -15,12 +15,14 @@
 # an op implemented on the host, in-place ops and views, which read their input's array)
 # flushes without knowing about laziness; metadata (``shape``, ``dtype``, ``ndim``,
 # ``device``...) is answered from the aval without flushing. Only the recording code reads
-# the slot raw (``raw()``), and only while it holds the segment lock.
+# the slot raw: ``raw()``, and ``_data`` itself while this thread's ``tls.raw`` flag is set
+# (around ``Primitive._record`` and a node's kernel call, so that the OpNode and its
+# SavedTensors keep the Pending rather than force it).
 #
 # A flush runs the segment as ONE ``jax.jit`` of the recorded calls, cached by its
 # structure: the sequence of (function, input tree, where each input comes from: an
 # earlier output of the segment or the i-th distinct outside array), the outside arrays'
-# avals, and which outputs are still referenced (a weak reference per output: values no
+# avals, and which outputs are still referenced (by reference count, see _flush: values no
 # Tensor or saved tensor holds are not returned, XLA drops them). Python scalars enter as
 # arguments (device constants), so a loop whose learning rate changes does not recompile.
 # A loop body that repeats records the same structure each time and hits the cache.
