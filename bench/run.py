@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 
-IMPLS = ["wgrad", "wgrad.compile", "jax.grad", "jax.jit(jax.grad)", "torch"]
+IMPLS = ["wgrad", "wgrad.lazy", "wgrad.compile", "jax.grad", "jax.jit(jax.grad)", "torch"]
 WORKLOADS = ["chain", "mlp", "phase", "matmul", "engine"]
 TITLES = {
     "chain": "300 x (sin, mul, mul, add), complex64[16]",
@@ -145,7 +145,7 @@ def problem(workload):
 
 
 def _bind(impl, wg_f, jx_f, torch_f, args, n_diff, workload):
-    if impl in ("wgrad", "wgrad.compile"):
+    if impl in ("wgrad", "wgrad.lazy", "wgrad.compile"):
         import wgrad
         ts = [wgrad.tensor(a, requires_grad=i < n_diff, device=DEVICE)
               for i, a in enumerate(args)]
@@ -163,6 +163,12 @@ def _bind(impl, wg_f, jx_f, torch_f, args, n_diff, workload):
             if workload == "chain":
                 return "skip"  # one XLA computation of the unrolled chain: minutes to compile
             step = wgrad.compile(step)
+        if impl == "wgrad.lazy":  # NOTE [Lazy segments]: backward() flushes the segment
+            eager_step = step
+
+            def step():
+                with wgrad.lazy():
+                    return eager_step()
 
         def run():
             step()
@@ -255,7 +261,9 @@ def one(workload, impl, reps=None):
 
 PAIRS = [("mlp", "wgrad.compile", "jax.jit(jax.grad)"),
          ("phase", "wgrad.compile", "jax.jit(jax.grad)"),
-         ("chain", "wgrad", "torch"), ("phase", "wgrad", "torch"), ("mlp", "wgrad", "torch")]
+         ("chain", "wgrad", "torch"), ("phase", "wgrad", "torch"), ("mlp", "wgrad", "torch"),
+         ("chain", "wgrad.lazy", "torch"), ("phase", "wgrad.lazy", "torch"),
+         ("mlp", "wgrad.lazy", "torch")]
 
 
 def pair(workload, a, b, rounds=20, chunk_s=None):
@@ -416,9 +424,9 @@ def _fmt(cell):
 
 
 def render(rows):
-    head = ("| workload | " + " | ".join(IMPLS) + " | wgrad / torch | wgrad / jax.jit | "
-            "compiled / jax.jit |")
-    lines = [head, "|" + "---|" * (len(IMPLS) + 4)]
+    head = ("| workload | " + " | ".join(IMPLS) + " | wgrad / torch | lazy / torch | "
+            "wgrad / jax.jit | compiled / jax.jit |")
+    lines = [head, "|" + "---|" * (len(IMPLS) + 5)]
     extra = ["", "First call (includes JIT compilation), ms / peak RSS above baseline, MB:", "",
              "| workload | " + " | ".join(IMPLS) + " |", "|" + "---|" * (len(IMPLS) + 1)]
     for w, cells in rows.items():
@@ -432,7 +440,8 @@ def render(rows):
             return "-"
         vals = [_fmt(cells[i]) for i in IMPLS]
         lines.append(f"| {TITLES[w]}{unit} | " + " | ".join(vals) + " | " +
-                     f"{ratio('wgrad', 'torch')} | {ratio('wgrad', 'jax.jit(jax.grad)')} | "
+                     f"{ratio('wgrad', 'torch')} | {ratio('wgrad.lazy', 'torch')} | "
+                     f"{ratio('wgrad', 'jax.jit(jax.grad)')} | "
                      f"{ratio('wgrad.compile', 'jax.jit(jax.grad)')} |")
         extra.append(f"| {w} | " + " | ".join(
             f"{cells[i]['first_ms']:.0f} / {cells[i]['peak_mb']:.0f}"

@@ -10,9 +10,11 @@ keep JAX in 32-bit mode (64-bit dtypes then raise a clear error).
 import jax as _jax
 
 from . import _dtype
+from . import _compile_cache
 
 if _dtype.X64_ENABLED:
     _jax.config.update("jax_enable_x64", True)
+_compile_cache.configure()  # NOTE [Persistent compilation cache]
 
 from ._dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # noqa: E402,A004
                      float32, float64, get_default_dtype, int8, int16, int32, int64,
@@ -33,6 +35,7 @@ from ._legacy import *  # noqa: E402,F401,F403
 from .serialization import load, save  # noqa: E402
 from .jax import compile, from_dlpack, from_jax, jax_function, to_jax  # noqa: E402,A004
 from . import func  # noqa: E402
+from .ops._lazy import lazy  # noqa: E402
 from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import device as _dev
-from ._tensor import Size, Tensor, _make
+from ._tensor import Size, Tensor, _make, _raw_data
 from .ops._promote import scalar_dtype
 from .ops.shape import _new_size
 
@@ -341,7 +341,7 @@ def _same_device(input, device):
     if device is not None:
         return device
     try:
-        devs = input._data.devices()
+        devs = _raw_data(input).devices()  # a pending one is not forced (NOTE [Lazy segments])
     except Exception:  # a tracer
         return None
     d = next(iter(devs)) if len(devs) == 1 else None

@@ -82,6 +82,8 @@ class Tensor:
     def _make(data, grad_fn=None, output_nr=0):
         t = _new(Tensor)
         _init(t, data, grad_fn, output_nr)
+        if data.__class__ is _Pending:  # NOTE [Lazy segments]
+            _adopt(t)
         return t
 
     def _new_like_data(self, data):
@@ -346,12 +348,13 @@ class Tensor:
             g = _transfer.reshard(g, ps)  # NOTE [Gradients keep their parameters' shardings]
         if old is None:
             # create_graph: torch copies into a fresh buffer, so .grad.grad_fn is CopyBackwards
+            # (lazily, a pending gradient stays pending: NOTE [Lazy segments])
             if _grad_state.grad:
-                self._grad = _make(g._data).copy_(g)
+                self._grad = _make(_raw_data(g)).copy_(g)
             elif _stealable(g):  # NOTE [Stolen gradients]
                 self._grad = g
             else:
-                self._grad = _make(g._data)
+                self._grad = _make(_raw_data(g))
         elif _grad_state.grad:
             self._grad = old + g
         else:
@@ -570,6 +573,7 @@ def _init(t, data, grad_fn, output_nr):
 
 
 _make = Tensor._make
+_raw_data = Tensor.__dict__["_data"].__get__  # the slot itself, even for a LazyTensor
 
 # NOTE [Stolen gradients]
 # As torch's AccumulateGrad, the first gradient of a leaf is kept as the very tensor the
@@ -648,5 +652,6 @@ from .ops import _transfer  # noqa: E402
 from .ops._views import link_alias as _link_alias, rebind as _rebind  # noqa: E402
 from .ops._views import strides_of as _strides_of  # noqa: E402
 from .ops import _storage  # noqa: E402
+from .ops._lazy import Pending as _Pending, adopt as _adopt  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402

@@ -23,6 +23,7 @@ import jax
 from .grad_mode import _DecoratorContextManager
 from .grad_mode import _state as _grad_state
 from .forward_ad import state as _fw_state
+from .lazy_mode import state as _lazy_state
 from . import anomaly_mode as _anomaly
 from .graph import GraphRoot, _current, _hooks_tls, _set_current_graph_task
 from .saved import ERR_BACKWARD_TWICE
@@ -77,9 +78,10 @@ class InputBuffer:
 
 
 def _accumulate(a, b):
-    # Under create_graph the sum is recorded (a differentiable add); otherwise it is a
-    # plain array add.
-    if _grad_state.grad or _fw_state.active:  # a dual level: the tangents add too
+    # Under create_graph the sum is a recorded, differentiable add; in a dual level the
+    # tangents add too; lazily it is an add in the pending segment (NOTE [Lazy segments] in
+    # ops/_lazy.py). Otherwise it is a plain array add.
+    if _grad_state.grad or _fw_state.active or _lazy_state.on:
         return a + b
     return a._new_like_data(a._data + b._data)
 

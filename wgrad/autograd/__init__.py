@@ -13,7 +13,9 @@ from .._autograd.engine import (get_default_engine, is_multithreading_enabled,
 from .._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                    is_inference_mode_enabled, no_grad, set_grad_enabled)
 from .._autograd.graph import GradientEdge, Node, get_gradient_edge, register_multi_grad_hook
+from .._autograd.lazy_mode import state as _lazy_state
 from .._creation import ones, ones_like, zeros_like
+from ..ops import _lazy
 from .._tensor import Size, Tensor
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
@@ -177,6 +179,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     edges = _input_edges(inputs, retain_grad=True) if inputs else None
     get_default_engine().execute(roots, root_grads, retain_graph, create_graph, edges,
                                  accumulate_grad=True)
+    if _lazy_state.on:  # the gradients are concrete when backward returns (NOTE [Lazy segments])
+        _lazy.flush()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -44,9 +44,12 @@ from .._autograd.forward_ad import get_tangent as _get_tangent
 from .._autograd.forward_ad import set_tangent as _set_tangent
 from .._autograd.forward_ad import state as _fw
 from .._autograd.grad_mode import _state
-from .._autograd.graph import Node
+from .._autograd.graph import Node, _hooks_tls
 from .._autograd.saved import SavedTensor
 from ._views import mark_view as _mark_view  # NOTE [Views]
+from . import _lazy  # NOTE [Lazy segments]
+from ._lazy import raw as _lazy_raw
+from .._autograd.lazy_mode import state as _lazy_state
 
 __all__ = ["Primitive", "OpNode", "primitive", "holomorphic", "device_constant",
            "check_broadcast"]
@@ -120,6 +123,10 @@ class Primitive:
         return f
 
     def __call__(self, *args, **attrs):
+        if _lazy_state.on:  # NOTE [Lazy segments]
+            res = _lazy_call(self, args, attrs)
+            if res is not None:
+                return res
         akey = tuple(attrs.items())
         f = self._fwd_cache.get(akey) or self._forward_fn(akey)
         try:
@@ -336,6 +343,52 @@ class Primitive:
 
 
 _UNKNOWN = object()
+
+
+def _lazy_call(prim, args, attrs):
+    """Record the call into the pending segment (NOTE [Lazy segments]); None where it
+    must run eagerly. Under a JAX trace an input is a tracer, or a number stays a number
+    (device_constant), and the call runs eagerly."""
+    if not prim.jit or prim.view or _fw.active or _anomaly._state.enabled \
+            or _hooks_tls.stack:
+        return None
+    if prim.variadic:
+        args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    akey = tuple(attrs.items())
+    f = prim._fwd_cache.get(akey) or prim._forward_fn(akey)
+    xs = []
+    tensors = False
+    for a in args:
+        if isinstance(a, Tensor):
+            xs.append(_lazy_raw(a))
+            tensors = True
+        else:
+            c = device_constant(a)
+            if c is a:  # not a number (None, a string), or under a trace
+                return None
+            xs.append(c)
+    if not tensors:
+        return None
+    try:
+        out = _lazy.record(f, xs)
+    except _lazy.NotLazy:
+        return None
+    except (TypeError, ValueError):  # NOTE [Shape errors]
+        check_broadcast(*[a.shape for a in args if isinstance(a, Tensor)])
+        raise
+    tls = _lazy.tls
+    prev, tls.raw = tls.raw, True
+    try:
+        if _state.grad:
+            for a in args:
+                if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
+                    return prim._record(args, akey, attrs, out)
+        if prim.nout == 1:
+            return _make(out)
+        return tuple(_make(o) for o in out)
+    finally:
+        tls.raw = prev
+
 
 # NOTE [Bounded caches]
 # Every per-shape or per-attribute cache is bounded, so a long-running program whose
@@ -736,6 +789,18 @@ class OpNode(Node):
                 _restore_result_tangents(self, sv)
             return p.run_formulas(self.attrs, self.needs, self.in_meta, self.out_meta,
                                   list(grads), sv)
+        if _lazy_state.on and not _hooks_tls.stack:  # NOTE [Lazy segments]: recorded
+            tls = _lazy.tls
+            prev, tls.raw = tls.raw, True
+            try:
+                return self._apply_kernel(p, saved, grads, True)
+            except _lazy.NotLazy:  # a tracer: under a JAX trace
+                pass
+            finally:
+                tls.raw = prev
+        return self._apply_kernel(p, saved, grads, False)
+
+    def _apply_kernel(self, p, saved, grads, lazy):
         # NOTE [Recording cost] applies here too: one dict lookup for the kernel, the
         # common saved value (a SavedTensor without hooks) unpacked inline
         k = p._bwd_cache.get((self.akey, self.needs, self.in_meta, self.out_meta))
@@ -760,10 +825,16 @@ class OpNode(Node):
                 vals.append(device_constant(_unpack(v, self, graph=False)))
         ident = k.identity
         if ident is _UNKNOWN:
-            ident = k.identity = _pass_through(k.fun, gs, vals)
+            ident = k.identity = _pass_through(k.fun, *(_lazy.abstract((gs, vals)) if lazy
+                                                         else (gs, vals)))
         if ident is not None:  # NOTE [Pass-through kernels]
             return [_make(gs[i]) if i is not None else None for i in ident]
-        return [_make(o) if o is not None else None for o in k(gs, vals)]
+        if lazy:
+            leaves, tree = jax.tree_util.tree_flatten((gs, vals))
+            outs = _lazy.record(k, leaves, tree)
+        else:
+            outs = k(gs, vals)
+        return [_make(o) if o is not None else None for o in outs]
 
     def release_variables(self):
         fresh = True  # False: another backward freed them first (NOTE [Releasing saved values])

@@ -3,6 +3,7 @@ import builtins
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ._lazy import raw as _raw
 
 __all__ = ["result_type", "scalar_dtype", "float_dtype", "as_tensor_arg"]
 
@@ -41,7 +42,7 @@ _cache = {}
 
 def _kind(a):
     if isinstance(a, Tensor):
-        d = a._data
+        d = a._data if a.__class__ is Tensor else _raw(a)  # NOTE [Lazy segments]: no force
         return d.dtype, d.ndim != 0
     return type(a)
 
@@ -61,8 +62,9 @@ def _result_type(args):
     dim = zero = wrapped = None
     for a in args:
         if isinstance(a, Tensor):
-            d = D.from_np(a._data.dtype)
-            if a._data.ndim:
+            raw = _raw(a)  # NOTE [Lazy segments]: metadata only, no force
+            d = D.from_np(raw.dtype)
+            if raw.ndim:
                 dim = d if dim is None else D.promote_types(dim, d)
             else:
                 zero = d if zero is None else D.promote_types(zero, d)

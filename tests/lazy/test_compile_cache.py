@@ -1,0 +1,53 @@
+"""The persistent compilation cache (NOTE [Persistent compilation cache])."""
+import os
+import subprocess
+import sys
+
+import jax
+import pytest
+
+from wgrad import _compile_cache
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_cache_is_off_in_the_suite():
+    # conftest.py sets WGRAD_COMPILE_CACHE=0: no test depends on an earlier run
+    assert _compile_cache.cache_dir() is None
+
+
+@pytest.mark.parametrize("value", ["0", "off", "False", "no"])
+def test_opt_out(value):
+    assert _compile_cache.configure({"WGRAD_COMPILE_CACHE": value}) is None
+
+
+def test_user_configuration_wins():
+    assert _compile_cache.configure({"JAX_COMPILATION_CACHE_DIR": "/x"}) is None
+
+
+def test_unwritable_directory_warns_and_stays_off(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    before = jax.config.jax_compilation_cache_dir
+    with pytest.warns(RuntimeWarning, match="not writable"):
+        assert _compile_cache.configure({"WGRAD_COMPILE_CACHE": str(blocker / "sub")}) is None
+    assert jax.config.jax_compilation_cache_dir == before
+
+
+def test_default_dir_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert _compile_cache.default_dir() == os.path.join(str(tmp_path), "wgrad", "jax")
+
+
+def test_kernels_land_in_the_directory(tmp_path):
+    """A fresh process with the cache on writes its small op kernels there."""
+    env = dict(os.environ, WGRAD_COMPILE_CACHE=str(tmp_path / "c"), PYTHONPATH=ROOT)
+    code = ("import wgrad; from wgrad import _compile_cache as c; "
+            "x = wgrad.ones(3, requires_grad=True); (x.sin() * 2).sum().backward(); "
+            "print(c.cache_dir())")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(tmp_path / "c")
+    names = os.listdir(tmp_path / "c")
+    assert len(names) >= 3, names  # forward, backward and accumulation kernels

@@ -1,0 +1,261 @@
+"""Lazy segments (NOTE [Lazy segments]): the same programs give eager's values and
+gradients, segments flush where they must, a repeated loop body hits the cache, errors
+raise at the op."""
+import numpy as np
+import pytest
+
+import wgrad
+from wgrad.ops import _lazy
+
+
+def _leaf(seed, shape=(3, 4), dtype=wgrad.float64):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if dtype.is_complex:
+        a = a + 1j * rng.standard_normal(shape)
+    return wgrad.tensor(a, dtype=dtype, requires_grad=True)
+
+
+# -- programs: each returns the tensors to compare (outputs, then gradients) ---------------
+
+def p_real_chain():
+    x, c = _leaf(0), _leaf(1)
+    y = x
+    for _ in range(5):
+        y = (y.sin() * c) * 0.5 + c
+    loss = (y.exp() - 1.5).pow(2).sum()
+    loss.backward()
+    return [loss, x.grad, c.grad]
+
+
+def p_complex():
+    z, w = _leaf(2, dtype=wgrad.complex128), _leaf(3, dtype=wgrad.complex128)
+    y = (z * w.conj()).sin() / (1 + z.abs())
+    loss = (y.abs() ** 2).sum() + y.angle().sum()
+    loss.backward()
+    return [y, loss, z.grad, w.grad]
+
+
+def p_views():
+    x = _leaf(4)
+    y = x.t()[1:].reshape(-1) * 2
+    z = y.view(3, 3).transpose(0, 1).sum(1)
+    (z * z).sum().backward()
+    return [z, x.grad]
+
+
+def p_inplace():
+    x = _leaf(5)
+    y = x * 2
+    y.add_(1)
+    y[0] = 3.0
+    y.mul_(x.sin())
+    z = y.sin() * y
+    z.sum().backward()
+    return [y, z, x.grad]
+
+
+def p_hooks():
+    x = _leaf(6)
+    y = x.cos() * 3
+    y.retain_grad()
+    y.register_hook(lambda g: g * 2)
+    z = (y * y).mean()
+    z.backward()
+    return [z, y.grad, x.grad]
+
+
+def p_create_graph():
+    x = _leaf(7)
+    y = (x.sin() * x).sum()
+    (g,) = wgrad.autograd.grad(y, x, create_graph=True)
+    (gg,) = wgrad.autograd.grad(g.sum(), x)
+    return [g, gg]
+
+
+def p_mlp():
+    x, a, b = _leaf(8, (5, 4)), _leaf(9, (4, 6)), _leaf(10, (6, 2))
+    loss = ((x @ a).tanh() @ b).relu().pow(2).mean()
+    loss.backward()
+    return [loss, a.grad, b.grad, x.grad]
+
+
+def p_fft():
+    x = _leaf(11, (4, 4), wgrad.complex128)
+    m = wgrad.rand(4, 4, dtype=wgrad.float64)
+    loss = ((wgrad.fft.fft2(x).abs() - m) ** 2).sum()
+    loss.backward()
+    return [loss, x.grad]
+
+
+def p_reductions_multi_output():
+    x = _leaf(12)
+    v, i = x.max(1)
+    s = x.softmax(-1).cumsum(0)
+    loss = v.sum() + s.logsumexp(0).sum() + x.norm()
+    loss.backward()
+    return [v, i, s, loss, x.grad]
+
+
+def p_no_grad_and_accumulation():
+    x = _leaf(13)
+    with wgrad.no_grad():
+        y = x * 3 + 1
+    for _ in range(2):  # .grad accumulates across backward calls
+        (x * y).sum().backward()
+    return [y, x.grad]
+
+
+def p_saved_tensor_hooks():
+    x = _leaf(14)
+    with wgrad.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        y = (x.sin() * x).sum()
+    y.backward()
+    return [y, x.grad]
+
+
+PROGRAMS = [p_real_chain, p_complex, p_views, p_inplace, p_hooks, p_create_graph, p_mlp,
+            p_fft, p_reductions_multi_output, p_no_grad_and_accumulation,
+            p_saved_tensor_hooks]
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__[2:])
+def test_lazy_equals_eager(program):
+    wgrad.manual_seed(0)
+    eager = program()
+    wgrad.manual_seed(0)
+    before = wgrad.lazy.stats()["ops"]
+    with wgrad.lazy():
+        lazy = program()
+    assert wgrad.lazy.stats()["ops"] > before  # something ran lazily
+    assert len(lazy) == len(eager)
+    for e, lz in zip(eager, lazy):
+        assert type(lz) is wgrad.Tensor  # every value is concrete after the block
+        assert lz.dtype == e.dtype and lz.shape == e.shape
+        np.testing.assert_allclose(lz.detach().numpy(), e.detach().numpy(), rtol=1e-12,
+                                   atol=1e-12)
+
+
+# -- flush points ------------------------------------------------------------------------
+
+def _pending(t):
+    return type(_lazy.raw(t)) is _lazy.Pending and _lazy.raw(t).value is None
+
+
+@pytest.mark.parametrize("read", [
+    lambda t: t.sum().item(), lambda t: t.numpy(), lambda t: t.tolist(), repr,
+    lambda t: bool(t[0, 0] > 0), lambda t: float(t[0, 0]), lambda t: t.jax(),
+], ids=["item", "numpy", "tolist", "repr", "bool", "float", "jax"])
+def test_reading_a_value_flushes(read):
+    x = wgrad.ones(2, 2, dtype=wgrad.float64)
+    with wgrad.lazy():
+        y = x * 3 + 1
+        assert _pending(y) and type(y) is _lazy.LazyTensor
+        assert y.shape == (2, 2) and y.dtype is wgrad.float64 and y.dim() == 2  # no flush
+        assert _pending(y)
+        read(y)
+        assert not _pending(y) and type(y) is wgrad.Tensor
+        np.testing.assert_array_equal(y.numpy(), np.full((2, 2), 4.0))
+
+
+def test_leaving_the_block_and_backward_flush():
+    x = wgrad.ones(3, dtype=wgrad.float64, requires_grad=True)
+    with wgrad.lazy():
+        y = (x * 2).sin()
+        loss = y.sum()
+        loss.backward()
+        assert not _pending(x.grad)  # backward() returns concrete gradients
+        z = y * 2
+        assert _pending(z)
+    assert not _pending(z) and type(z) is wgrad.Tensor
+    np.testing.assert_allclose(z.detach().numpy(), 2 * np.sin(2.0) * np.ones(3))
+
+
+def test_size_cap_flushes_and_a_loop_hits_the_cache():
+    x = wgrad.ones(4, dtype=wgrad.float64)
+    with wgrad.lazy():
+        y = x
+        for _ in range(3):  # warm up: one compile per distinct segment structure
+            for _ in range(_lazy.CAP):
+                y = y * 0.5 + 0.5
+        before = wgrad.lazy.stats()
+        for _ in range(4):
+            for _ in range(_lazy.CAP):
+                y = y * 0.5 + 0.5
+        after = wgrad.lazy.stats()
+    assert after["segments"] - before["segments"] >= 8  # 2 * CAP ops per outer round
+    assert after["compiles"] == before["compiles"]  # the loop body hit the cache
+    assert after["cache_hits"] > before["cache_hits"]
+    np.testing.assert_allclose(y.numpy(), np.ones(4))
+
+
+def test_decorator_and_disable():
+    @wgrad.lazy()
+    def f(x):
+        y = x * 2
+        assert wgrad.lazy.is_enabled() and _pending(y)
+        with wgrad.lazy(False):
+            z = x * 3
+            assert not _pending(z)
+        return y
+    y = f(wgrad.ones(2))
+    assert not wgrad.lazy.is_enabled()
+    np.testing.assert_array_equal(y.numpy(), [2.0, 2.0])
+
+
+# -- errors raise at the op, with torch's messages ----------------------------------------
+
+@pytest.mark.parametrize("op, match", [
+    (lambda: wgrad.ones(2) + wgrad.ones(3), r"The size of tensor a \(2\) must match the size "
+                                            r"of tensor b \(3\) at non-singleton dimension 0"),
+    (lambda: wgrad.ones(2, 3) @ wgrad.ones(2, 3), "cannot be multiplied"),
+])
+def test_errors_raise_at_the_op(op, match):
+    with wgrad.lazy():
+        y = wgrad.ones(2) * 2  # a pending value before the error
+        with pytest.raises(RuntimeError, match=match):
+            op()
+        assert _pending(y)
+    np.testing.assert_array_equal(y.numpy(), [2.0, 2.0])
+
+
+def test_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as t:
+        torch.ones(2) + torch.ones(3)
+    with wgrad.lazy(), pytest.raises(RuntimeError) as w:
+        wgrad.ones(2) + wgrad.ones(3)
+    assert str(w.value) == str(t.value)
+
+
+def test_env_var_turns_it_on(monkeypatch):
+    from wgrad._autograd import lazy_mode
+    monkeypatch.setenv("WGRAD_LAZY", "1")
+    assert lazy_mode._State().on
+    monkeypatch.setenv("WGRAD_LAZY", "0")
+    assert not lazy_mode._State().on
+
+
+def test_a_value_recorded_on_one_thread_is_read_on_another():
+    import threading
+    x = wgrad.arange(4, dtype=wgrad.float64)
+    out = {}
+    with wgrad.lazy():
+        y = (x * 2).exp()
+        assert _pending(y)
+        t = threading.Thread(target=lambda: out.setdefault("v", y.numpy()))
+        t.start()
+        t.join(timeout=60)
+    np.testing.assert_allclose(out["v"], np.exp(2 * np.arange(4.0)), rtol=1e-15)
+
+
+def test_dropped_values_are_not_kept():
+    x = wgrad.ones(3, dtype=wgrad.float64)
+    with wgrad.lazy():
+        y = x * 2
+        z = (y + 1) * 3
+        del y  # no Tensor holds it any more: not an output of the segment
+        wgrad.lazy.flush()
+    key = list(_lazy._CACHE)[-1]
+    assert len(key[2]) == 1  # only z came back
+    np.testing.assert_array_equal(z.numpy(), [9.0, 9.0, 9.0])

@@ -1,0 +1,72 @@
+"""The persistent compilation cache: XLA executables kept on disk across processes.
+
+# NOTE [Persistent compilation cache]
+# Every op kernel, backward kernel and lazy segment (NOTE [Lazy segments]) is compiled by
+# XLA the first time it meets a new shape: 50-600 ms per new kernel on a CPU, paid again
+# by every fresh process (a notebook restart, a test run). At import wgrad points JAX's
+# own persistent cache at a user cache directory, with the thresholds lowered so that the
+# small kernels of eager code are kept too (JAX keeps only compilations over 1 s by
+# default). Where it goes:
+# - ``WGRAD_COMPILE_CACHE=0`` (or ``off``, ``false``, ``no``): no cache;
+# - ``WGRAD_COMPILE_CACHE=<dir>``: that directory;
+# - else ``$XDG_CACHE_HOME/wgrad/jax``, or ``~/.cache/wgrad/jax``.
+# A user who configured JAX's cache (``jax_compilation_cache_dir`` set, or the
+# ``JAX_COMPILATION_CACHE_DIR`` variable) keeps theirs, thresholds included. A directory
+# that cannot be created or written to leaves the cache off with one warning; import never
+# fails because of it. Measured first-call latencies are in docs/performance.md.
+"""
+import os
+import tempfile
+import warnings
+
+import jax
+
+__all__ = ["configure", "cache_dir", "default_dir"]
+
+_OFF = ("0", "off", "false", "no", "")
+_state = {"dir": None}
+
+
+def default_dir():
+    """``$XDG_CACHE_HOME/wgrad/jax``, or ``~/.cache/wgrad/jax``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "wgrad", "jax")
+
+
+def _writable(path):
+    try:
+        os.makedirs(path, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path, prefix=".probe")
+        os.close(fd)
+        os.remove(probe)
+        return True
+    except OSError:
+        return False
+
+
+def configure(environ=None):
+    """Turn JAX's persistent cache on as NOTE [Persistent compilation cache] says;
+    returns the directory used, or None."""
+    env = os.environ if environ is None else environ
+    if jax.config.jax_compilation_cache_dir or env.get("JAX_COMPILATION_CACHE_DIR"):
+        return None  # the user's own configuration wins
+    choice = env.get("WGRAD_COMPILE_CACHE")
+    if choice is not None and choice.strip().lower() in _OFF:
+        return None
+    path = os.path.abspath(os.path.expanduser(choice)) if choice else default_dir()
+    if not _writable(path):
+        warnings.warn(f"wgrad: the compilation cache directory {path!r} is not writable; "
+                      f"compiled kernels are not cached across processes (set "
+                      f"WGRAD_COMPILE_CACHE to another directory, or to 0)", RuntimeWarning,
+                      stacklevel=3)
+        return None
+    jax.config.update("jax_compilation_cache_dir", path)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+    _state["dir"] = path
+    return path
+
+
+def cache_dir():
+    """The directory wgrad pointed JAX's persistent cache at, or None."""
+    return _state["dir"]

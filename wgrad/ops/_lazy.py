@@ -1,0 +1,457 @@
+"""Lazy segments: ops recorded into one pending XLA computation, run when a value is needed.
+
+# NOTE [Lazy segments]
+# Eager wgrad pays one XLA dispatch per op and per backward node (5-7 us on a CPU). Under
+# ``wgrad.lazy()`` (or ``WGRAD_LAZY=1``) a Primitive call does not dispatch: its output
+# shapes and dtypes come from ``jax.eval_shape`` (cached per primitive, attributes and
+# input avals, so a shape error still raises at the op, with torch's message), and the
+# call is appended to the pending *segment*. Its outputs are Tensors of class LazyTensor
+# whose array slot holds a ``Pending`` (segment, index, aval) instead of a jax.Array.
+#
+# Reading the data forces. ``LazyTensor._data`` is a property (plain Tensors keep the slot,
+# so eager code pays nothing): the first read runs the segment, puts the array into the
+# slot and turns the tensor back into a plain Tensor. So every place that needs a value
+# (``.item()``, ``.numpy()``, ``.jax()``, ``bool()``, printing, a hook reading its gradient,
+# an op implemented on the host, in-place ops and views, which read their input's array)
+# flushes without knowing about laziness; metadata (``shape``, ``dtype``, ``ndim``,
+# ``device``...) is answered from the aval without flushing. Only the recording code reads
+# the slot raw: ``raw()``, and ``_data`` itself while this thread's ``tls.raw`` flag is set
+# (around ``Primitive._record`` and a node's kernel call, so that the OpNode and its
+# SavedTensors keep the Pending rather than force it).
+#
+# A flush runs the segment as ONE ``jax.jit`` of the recorded calls, cached by its
+# structure: the sequence of (function, input tree, where each input comes from: an
+# earlier output of the segment or the i-th distinct outside array), the outside arrays'
+# avals, and which outputs are still referenced (by reference count, see _flush: values no
+# Tensor or saved tensor holds are not returned, XLA drops them). Python scalars enter as
+# arguments (device constants), so a loop whose learning rate changes does not recompile.
+# A loop body that repeats records the same structure each time and hits the cache.
+#
+# When a segment flushes: a value is read (above); the segment reaches CAP calls; the
+# outermost ``lazy()`` block exits; ``backward()`` returns (its gradients are then
+# concrete); ``flush()``. Ops that run eagerly instead (their inputs are forced first):
+# views and in-place ops (they read their input's array: version counters, storage and
+# CopySlices keep their eager semantics), ``jit=False`` primitives (device moves),
+# anything under a JAX trace (wgrad.compile, a user's jit), and everything while forward
+# AD is active, anomaly mode is on, or saved-tensor hooks are installed.
+#
+# Backward: without create_graph, a node's cached backward kernel (NOTE [One formula, two
+# uses]) is recorded into the segment like a forward op, and the engine sums gradients
+# with a recorded add, so a whole backward pass (plus the forward it follows, up to CAP
+# calls) runs as a few computations. With create_graph the formulas are recorded ops, and
+# so lazy as well. Hooks, retain_grad and ``.grad`` accumulation run as in eager mode, on
+# LazyTensors (a hook that reads its gradient's values forces the segment).
+#
+# CAP: XLA's CPU compile time grows faster than linearly with the length of a chain of
+# complex ops (a 50-op chain took ~9 s), so a segment holds at most CAP calls
+# (WGRAD_LAZY_CAP; measured in docs/performance.md). The structure cache is bounded
+# (NOTE [Bounded caches]): first in, first out, CACHE_MAX computations.
+# Threads: the flag is process-wide and one lock guards the segment, so values recorded on
+# one thread can be read on another.
+"""
+import os
+import threading
+from sys import getrefcount as _getrefcount
+from weakref import ref as _weakref
+
+import jax
+
+from .._autograd.lazy_mode import state
+from .._device import device as _device
+from .._dtype import from_np as _from_np
+from .._tensor import Tensor, Size
+
+__all__ = ["lazy", "flush", "stats", "Pending", "LazyTensor", "NotLazy", "raw", "tls",
+           "record", "abstract", "adopt", "CAP"]
+
+CAP = int(os.environ.get("WGRAD_LAZY_CAP", "32"))
+CACHE_MAX = 256
+_AVAL_MAX = 4096
+
+_SLOT = Tensor.__dict__["_data"]  # the member descriptor of Tensor's ``_data`` slot
+_get_slot = _SLOT.__get__
+_set_slot = _SLOT.__set__
+_lock = threading.RLock()
+
+
+class _Local(threading.local):
+    raw = False
+
+
+_tls = tls = _Local()
+_stats = {"segments": 0, "ops": 0, "compiles": 0, "cache_hits": 0}
+
+
+class Pending:
+    """The not yet computed output ``idx`` of a segment: its shape, dtype and weak type
+    (``aval``, a tuple), and the array once computed."""
+
+    __slots__ = ("seg", "idx", "aval", "shape", "dtype", "weak_type", "value", "tensors",
+                 "__weakref__")
+
+    def __init__(self, seg, idx, aval):
+        self.seg = seg
+        self.idx = idx
+        self.aval = aval
+        self.shape, self.dtype, self.weak_type = aval
+        self.value = None
+        self.tensors = None  # weak reference(s) to the LazyTensors over it, made plain on flush
+
+    ndim = property(lambda self: len(self.shape))
+
+    @property
+    def size(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def devices(self):
+        return {jax.devices()[0]}  # a segment runs on the default device
+
+    def force(self):
+        if self.value is None:
+            with _lock:
+                if self.value is None:
+                    _flush(self.seg)
+        return self.value
+
+    def __repr__(self):
+        return f"Pending({self.aval})"
+
+
+class NotLazy(Exception):
+    """An input that cannot enter a segment (not a jax.Array): run the call eagerly."""
+
+
+class _Segment:
+    __slots__ = ("ops", "refs", "ext", "ext_ids", "ext_avals")
+
+    def __init__(self):
+        self.ops = []        # (fn, input treedef or None, input refs)
+        self.refs = []       # the Pending of each output value, in order (see _flush)
+        self.ext = []        # the distinct outside arrays
+        self.ext_ids = {}    # id(array) -> its index in ext
+        self.ext_avals = []
+
+
+_seg = [_Segment()]
+_CACHE = {}
+_AVALS = {}
+
+
+raw = _get_slot  # ``raw(t)``: t's array slot as it is, a jax.Array or a Pending
+
+
+def adopt(t):
+    """A Tensor just made over a Pending becomes a LazyTensor (or gets the value)."""
+    p = _get_slot(t)
+    v = p.value
+    if v is not None:
+        _set_slot(t, v)
+    else:
+        t.__class__ = LazyTensor
+        w = p.tensors
+        if w is None:
+            p.tensors = _weakref(t)
+        elif type(w) is list:
+            w.append(_weakref(t))
+        else:
+            p.tensors = [w, _weakref(t)]
+    return t
+
+
+def abstract(tree):
+    """``tree`` with every array and Pending replaced by a ShapeDtypeStruct; NotLazy for
+    any other leaf."""
+    def one(x):
+        if x.__class__ is not Pending and not isinstance(x, jax.Array):
+            raise NotLazy
+        return jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=x.weak_type)
+    return jax.tree_util.tree_map(one, tree)
+
+
+def _out_avals(fn, treedef, avals):
+    key = (fn, treedef, avals)
+    r = _AVALS.get(key)
+    if r is None:
+        args = [jax.ShapeDtypeStruct(a[0], a[1], weak_type=a[2]) for a in avals]
+        out = jax.eval_shape(fn, *args) if treedef is None \
+            else jax.eval_shape(fn, *treedef.unflatten(args))
+        leaves, otree = jax.tree_util.tree_flatten(out)
+        r = (otree, tuple((o.shape, o.dtype, bool(o.weak_type)) for o in leaves),
+             otree.num_leaves == 1 and otree.num_nodes == 1)
+        if len(_AVALS) >= _AVAL_MAX:
+            _AVALS.clear()
+        _AVALS[key] = r
+    return r
+
+
+def record(fn, leaves, treedef=None):
+    """Append ``fn(*leaves)`` (``fn(*treedef.unflatten(leaves))``) to the segment and
+    return its outputs as Pendings, in the shape of ``fn``'s output. ``leaves`` are
+    jax.Arrays or Pendings. Raises what ``fn`` raises on these shapes, and NotLazy for
+    a leaf that is neither."""
+    with _lock:
+        seg = _seg[0]
+        refs = []
+        avals = []
+        ext_ids = seg.ext_ids
+        for x in leaves:
+            if x.__class__ is Pending:
+                if x.seg is seg:
+                    refs.append(x.idx)
+                    avals.append(x.aval)
+                    continue
+                x = x.force()
+            i = ext_ids.get(id(x))
+            if i is None:
+                if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
+                    raise NotLazy
+                if _DEV[1] is None:
+                    _DEV[1] = {jax.devices()[0]} if len(jax.devices()) > 1 else False
+                if _DEV[1] and x.devices() != _DEV[1]:
+                    raise NotLazy  # segments run on the default device
+                i = ext_ids[id(x)] = len(seg.ext)
+                seg.ext.append(x)
+                a = x.aval
+                seg.ext_avals.append((a.shape, a.dtype, a.weak_type))
+            refs.append(~i)
+            avals.append(seg.ext_avals[i])
+        otree, oavals, single = _out_avals(fn, treedef, tuple(avals))
+        seg.ops.append((fn, treedef, tuple(refs)))
+        srefs = seg.refs
+        if single:
+            res = Pending(seg, len(srefs), oavals[0])
+            srefs.append(res)
+        else:
+            outs = []
+            for a in oavals:
+                p = Pending(seg, len(srefs), a)
+                srefs.append(p)
+                outs.append(p)
+            res = otree.unflatten(outs)
+        if len(seg.ops) >= CAP:
+            _flush(seg)
+        return res
+
+
+def _build(ops, live):
+    def run(*ext):
+        vals = []
+        for fn, treedef, refs in ops:
+            xs = [vals[r] if r >= 0 else ext[~r] for r in refs]
+            out = fn(*xs) if treedef is None else fn(*treedef.unflatten(xs))
+            vals.extend(jax.tree_util.tree_leaves(out))
+        return [vals[i] for i in live]
+    return jax.jit(run)
+
+
+def _flush(seg):
+    """Run ``seg`` (the current one or an older one that still holds values)."""
+    with _lock:
+        if seg is _seg[0]:
+            _seg[0] = _Segment()
+        if not seg.ops:
+            return
+        # An output is live when something besides the segment holds its Pending (a
+        # Tensor, a SavedTensor): its reference count is above the segment's list, the
+        # reference and getrefcount's argument. No weak reference per output: fewer objects
+        # for the cyclic garbage collector (NOTE [Recording cost]).
+        live = []
+        keep = []
+        refs = seg.refs
+        for i in range(len(refs)):
+            if _getrefcount(refs[i]) > 2:
+                live.append(i)
+                keep.append(refs[i])
+        ops = tuple(seg.ops)
+        live = tuple(live)
+        key = (ops, tuple(seg.ext_avals), live)
+        comp = _CACHE.get(key)
+        if comp is None:
+            comp = _build(ops, live)
+            if len(_CACHE) >= CACHE_MAX:  # NOTE [Bounded caches]
+                del _CACHE[next(iter(_CACHE))]
+            _CACHE[key] = comp
+            _stats["compiles"] += 1
+        else:
+            _stats["cache_hits"] += 1
+        _stats["segments"] += 1
+        _stats["ops"] += len(ops)
+        ext = seg.ext
+        seg.ops, seg.refs, seg.ext, seg.ext_ids, seg.ext_avals = [], [], [], {}, []
+        outs = comp(*ext)
+        for p, v in zip(keep, outs):
+            p.value = v
+            p.seg = None
+            w = p.tensors
+            if w is not None:
+                for r in (w if type(w) is list else (w,)):
+                    t = r()
+                    if t is not None and _get_slot(t) is p:
+                        _set_slot(t, v)
+                        t.__class__ = Tensor
+                p.tensors = None
+
+
+def flush():
+    """Run the pending segment now."""
+    _flush(_seg[0])
+
+
+def stats():
+    """Counters since the start (or the last ``stats(reset=True)``): ``segments`` run,
+    ``ops`` recorded, ``compiles`` (new segment structures) and ``cache_hits``."""
+    return dict(_stats)
+
+
+def _reset_stats():
+    for k in _stats:
+        _stats[k] = 0
+
+
+class LazyTensor(Tensor):
+    """A Tensor whose array is still pending (NOTE [Lazy segments]); reading ``_data``
+    computes it and turns the tensor into a plain Tensor."""
+
+    __slots__ = ()
+
+    def _get_data(self):
+        d = _get_slot(self)
+        if d.__class__ is Pending:
+            if _tls.raw:
+                return d
+            v = d.value
+            if v is None:
+                v = d.force()
+            _set_slot(self, v)
+            self.__class__ = Tensor
+            return v
+        self.__class__ = Tensor
+        return d
+
+    def _set_data(self, v):
+        _set_slot(self, v)
+        if v.__class__ is not Pending:
+            self.__class__ = Tensor
+
+    _data = property(_get_data, _set_data)
+
+    # metadata from the aval, without forcing
+    @property
+    def shape(self):
+        return Size(_get_slot(self).shape)
+
+    def size(self, dim=None):
+        s = _get_slot(self).shape
+        if dim is None:
+            return Size(s)
+        n = max(len(s), 1)
+        if not -n <= dim < n:
+            return Tensor.size(self, dim)  # torch's IndexError
+        return s[dim % n]
+
+    @property
+    def dtype(self):
+        return _from_np(_get_slot(self).dtype)
+
+    @property
+    def ndim(self):
+        return len(_get_slot(self).shape)
+
+    def dim(self):
+        return len(_get_slot(self).shape)
+
+    ndimension = dim
+
+    def numel(self):
+        d = _get_slot(self)
+        return int(d.size)
+
+    nelement = numel
+
+    def __len__(self):
+        s = _get_slot(self).shape
+        if not s:
+            raise TypeError("len() of a 0-d tensor")
+        return s[0]
+
+    @property
+    def device(self):
+        return _default_device()
+
+    def is_complex(self):
+        return _get_slot(self).dtype.kind == "c"
+
+    def is_floating_point(self):
+        return _get_slot(self).dtype.kind == "f"
+
+
+def _default_device():
+    d = _DEV[0]
+    if d is None:
+        d = _DEV[0] = _device.of_jax(jax.devices()[0])
+    return d
+
+
+_DEV = [None, None]  # the default device, and {it} where JAX sees several (else False)
+
+
+class lazy:
+    """Record ops into lazy segments inside this block or function (NOTE [Lazy segments]).
+
+    Values are computed when needed (``.item()``, printing, ``.numpy()``, a size cap,
+    ``backward()``, leaving the outermost block), each segment as one cached XLA
+    computation; results and errors are those of eager mode. ``WGRAD_LAZY=1`` turns it on
+    for the whole program.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> with wgrad.lazy():
+    ...     y = (x.sin() * 2 + 1).sum()
+    ...     y.backward()
+    >>> x.grad
+    tensor([ 1.0806, -0.8323])
+    """
+
+    def __init__(self, enabled=True):
+        self.enabled = bool(enabled)
+        self._prev = None
+
+    def __enter__(self):
+        with _lock:
+            self._prev = (state.depth, state.on)
+            if self.enabled:
+                state.depth += 1
+                state.on = True
+            else:
+                flush()
+                state.on = False
+        return self
+
+    def __exit__(self, *exc):
+        with _lock:
+            state.depth, state.on = self._prev
+            if not state.on:
+                flush()
+
+    def __call__(self, fn):
+        def wrapper(*args, **kwargs):
+            with lazy(self.enabled):
+                return fn(*args, **kwargs)
+        wrapper.__wrapped__ = fn
+        wrapper.__name__ = getattr(fn, "__name__", "wrapper")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper
+
+    stats = staticmethod(stats)
+    flush = staticmethod(flush)
+
+    @staticmethod
+    def is_enabled():
+        """Whether ops are recorded lazily now."""
+        return state.on
+
