@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import wgrad
-from wgrad.ops import _primitive
+from wgrad.ops import _primitive, _views, inplace
 from wgrad.ops.indexing import _index
 
 NAN = float("nan")
@@ -298,6 +298,33 @@ def test_int_index_values_compile_once():
     assert x.grad[:20].sum().item() == 20 and x.grad[20:].sum().item() == 0
     kernels = [k for k in _index._bwd_cache.values()]
     assert kernels and max(k._cache_size() for k in kernels) <= 2
+
+
+def test_writes_through_index_views_compile_once():
+    # NOTE [Index values in view chains]: x[t] = v, x[t].add_(...) and CopySlices over
+    # many t are one writer/reader kernel each, and the gradients are torch's
+    torch = pytest.importorskip("torch")
+    _views._writer.cache_clear()
+    _views._reader.cache_clear()
+    x = wgrad.zeros(30, 2)
+    for t in range(30):
+        x[t] = float(t)
+        x[t].add_(1.0)
+    assert x[:, 0].tolist() == [t + 1.0 for t in range(30)]
+    assert _views._writer.cache_info().currsize == 1 and _views._reader.cache_info().currsize == 1
+    w0 = np.random.default_rng(0).standard_normal((6, 3))
+    for t in range(4):
+        grads = []
+        for lib in (wgrad, torch):
+            w = lib.tensor(w0, requires_grad=True)
+            y = w * 1.0
+            y[t] = 0.0
+            y[t + 1].mul_(3.0)
+            (y ** 2).sum().backward()
+            grads.append(w.grad.numpy())
+        np.testing.assert_allclose(*grads, rtol=1e-12)
+    assert max(f._cache_size() for f in inplace._copy_slices_prim._fwd_cache.values()
+               if hasattr(f, "_cache_size")) <= 2
 
 
 def test_caches_are_bounded():

@@ -316,9 +316,51 @@ def _replay(chain, t):
     return t
 
 
+# NOTE [Index values in view chains]
+# A view chain records each step's primitive, positional arguments and static attributes;
+# the integer index values of basic indexing (``x[t]``) are among the positional ones.
+# They are runtime arguments of the indexing kernel (NOTE [Index values are arguments]),
+# and the kernels that replay or write through a chain (readers, writers, CopySlices)
+# take them the same way: ``split_chain`` gives the chain's structure, each such integer
+# replaced by a marker (the key of the compiled kernel), and the integers in order (its
+# arguments), so ``x[t] = v`` or ``x[t].add_(1)`` over many ``t`` compiles once.
+_SLOT = object()
+
+
+def split_chain(chain):
+    """``(structure, values)`` of a view chain: NOTE [Index values in view chains]."""
+    values = []
+
+    def sub(a):
+        if isinstance(a, tuple):
+            return tuple(sub(b) for b in a)
+        if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            values.append(a)
+            return _SLOT
+        return a
+    structure = tuple((prim, sub(tail) if prim.name == "index" else tail, akey)
+                      for prim, tail, akey in chain)
+    return structure, tuple(values)
+
+
+def fill_chain(structure, values):
+    """The chain ``split_chain`` took apart, with ``values`` (ints or traced scalars)."""
+    it = iter(values)
+
+    def sub(a):
+        if isinstance(a, tuple):
+            return tuple(sub(b) for b in a)
+        return next(it) if a is _SLOT else a
+    return tuple((prim, sub(tail), akey) for prim, tail, akey in structure)
+
+
+def _replay_filled(structure, x, values):
+    return _replay_raw(fill_chain(structure, values), x)
+
+
 @functools.lru_cache(maxsize=256)  # NOTE [Bounded caches]
-def _reader(chain):
-    return jax.jit(functools.partial(_replay_raw, chain))
+def _reader(structure):
+    return jax.jit(functools.partial(_replay_filled, structure))
 
 
 def _write_raw(chain, root, new):
@@ -339,9 +381,14 @@ def _write_raw(chain, root, new):
     return jnp.where(mask != 0, placed, root)
 
 
+def write_filled(structure, root, new, values):
+    """``_write_raw`` of the chain ``fill_chain(structure, values)``."""
+    return _write_raw(fill_chain(structure, values), root, new)
+
+
 @functools.lru_cache(maxsize=256)  # NOTE [Bounded caches]
-def _writer(chain):
-    return jax.jit(functools.partial(_write_raw, chain))
+def _writer(structure):
+    return jax.jit(functools.partial(write_filled, structure))
 
 
 def _write(t, new):
@@ -352,8 +399,16 @@ def _write(t, new):
         return
     st = m.storage
     chain = m.chain
-    root = new if not chain else _writer(chain)(st.data, new)
+    if chain:
+        structure, values = split_chain(chain)
+        root = _writer(structure)(st.data, new, values)
+    else:
+        root = new
     st.data = root
     for a in st.live():
         ma = a._view_meta
-        a._data = root if not ma.chain else _reader(ma.chain)(root)
+        if ma.chain:
+            structure, values = split_chain(ma.chain)
+            a._data = _reader(structure)(root, values)
+        else:
+            a._data = root

@@ -26,6 +26,7 @@ from . import indexing as _I
 from . import shape as _S
 from ._primitive import OpNode, Primitive
 from ._views import _replay, _write, _write_raw, check_view_inplace, rebind as _rebind
+from ._views import fill_chain, split_chain, write_filled
 from ._views import storage_ids
 
 # elementwise ops whose ``<name>_`` variant torch has
@@ -64,14 +65,20 @@ _ERR_OVERLAP = ("unsupported operation: more than one element of the written-to 
 
 
 # CopySlices: base with the view region replaced by src (torch's CopySlices node)
+# (``values``: the chain's index values, NOTE [Index values in view chains])
 _mask_slices = Primitive(
-    "mask_slices", lambda self, *, chain: _write_raw(chain, self, 0),
-    self=lambda grad, chain: _mask_slices(grad, chain=chain))
-_copy_slices = Primitive(
-    "copy_slices", lambda self, src, *, chain: _write_raw(chain, self, src),
+    "mask_slices", lambda self, values, *, chain: write_filled(chain, self, 0, values),
+    self=lambda grad, values, chain: _mask_slices(grad, _I._raw(values), chain=chain))
+_copy_slices_prim = Primitive(
+    "copy_slices", lambda self, src, values, *, chain: write_filled(chain, self, src, values),
     node_name="CopySlices",
-    self=lambda grad, chain: _mask_slices(grad, chain=chain),
-    src=lambda grad, chain: _replay(chain, grad))
+    self=lambda grad, values, chain: _mask_slices(grad, _I._raw(values), chain=chain),
+    src=lambda grad, values, chain: _replay(fill_chain(chain, _I._raw(values)), grad))
+
+
+def _copy_slices(base, src, chain):
+    structure, values = split_chain(chain)
+    return _copy_slices_prim(base, src, values, chain=structure)
 
 
 # ======================================================================================
