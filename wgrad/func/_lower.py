@@ -148,18 +148,14 @@ def _guarded_rng(generator):
     mode = next((m for m, t in reversed(_rng_stack) if t == me), "same")  # other threads draw
     if mode == "error":
         raise RuntimeError(RANDOM_ERROR)
-    if mode == "different":
-        raise NotImplementedError(
-            "wgrad.func.vmap: randomness='different' is not supported (random ops draw on "
-            "the host, once per trace); use randomness='same' or draw outside vmap")
-    return _real_rng(generator)
+    return _real_rng(generator)  # 'different' runs one example per trace (wgrad/func/_vmap.py)
 
 
 @contextlib.contextmanager
 def random_mode(mode):
     """Random draws (all of them go through ``_creation._rng``) follow vmap's
     ``randomness``: 'error' raises torch's error, 'same' draws once for the whole batch
-    (a host draw of the per-example shape), 'different' is not supported."""
+    (a host draw of the per-example shape); 'different' reaches here one example at a time."""
     with _rng_lock:
         entry = (mode, threading.get_ident())
         _rng_stack.append(entry)

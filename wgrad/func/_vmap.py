@@ -44,9 +44,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     runs as one XLA computation (``jax.vmap`` under ``jax.jit``) and is differentiable by
     ``backward()`` and forward AD (NOTE [Lowered calls] in wgrad/func/_lower.py); transforms
     nested inside (``vmap(grad(f))``) use wgrad's own autograd. Random ops inside raise
-    torch's error unless ``randomness="same"`` (one draw shared by the batch);
-    ``"different"`` raises NotImplementedError. ``chunk_size`` maps that many examples
-    per computation.
+    torch's error unless ``randomness="same"`` (one draw shared by the batch) or
+    ``"different"`` (independent draws per example, run as one computation per example).
+    ``chunk_size`` maps that many examples per computation.
 
     Example
     -------
@@ -142,6 +142,11 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     if any(s != sizes[0] for s in sizes):
         raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                          f"dimension, got sizes {sizes} for the mapped dimension")
+    if randomness == "different":
+        # random ops draw on the host, once per trace: independent draws for each example
+        # are one traced call per example (each draws anew, as "same" does per call)
+        return _chunked(func, in_dims, out_dims, "same", 1, leaves, tree, axes, sizes[0],
+                        kwargs)
     if chunk_size is not None and chunk_size < sizes[0]:
         return _chunked(func, in_dims, out_dims, randomness, chunk_size, leaves, tree, axes,
                         sizes[0], kwargs)
