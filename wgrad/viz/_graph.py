@@ -121,9 +121,11 @@ def _hook_counts(fn):
     if var is not None:
         for label, attrs in (("tensor", ("_hooks", "_backward_hooks")),
                              ("post_acc", ("_post_acc_hooks", "_post_accumulate_grad_hooks"))):
+            seen = set()  # torch's name and wgrad's may be one dict (_backward_hooks)
             for attr in attrs:
                 d = getattr(var, attr, None)
-                if d:
+                if d and id(d) not in seen:
+                    seen.add(id(d))
                     counts[label] = counts.get(label, 0) + len(d)
     return counts
 
