@@ -287,6 +287,7 @@ def test_det_gradcheck():
 def test_int_index_values_compile_once():
     # NOTE [Index values are arguments]: x[t] over many t is one kernel, one compile
     _index._fwd_cache.clear()  # kernels other tests in this process compiled
+    _index._bwd_cache.clear()
     x = wgrad.arange(200.).reshape(200, 1).requires_grad_()
     for t in range(200):
         assert float(x[t][0]) == t
@@ -306,6 +307,7 @@ def test_writes_through_index_views_compile_once():
     torch = pytest.importorskip("torch")
     _views._writer.cache_clear()
     _views._reader.cache_clear()
+    inplace._copy_slices_prim._fwd_cache.clear()  # kernels other tests compiled
     x = wgrad.zeros(30, 2)
     for t in range(30):
         x[t] = float(t)
