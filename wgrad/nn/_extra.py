@@ -254,6 +254,18 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _dropout(input, p, training, inplace, True, False)
 
 
+def _warn_unexpected_ndim(input, spatial):
+    """torch's deprecation warning for dropout2d/3d on input that is not (N, )C + spatial."""
+    name, n = f"dropout{spatial}d", spatial + 1
+    if input.ndim not in (n, n + 1):
+        warnings.warn(f"{name}: Received a {input.ndim}-D input to {name}, which is "
+                      f"deprecated and will result in an error in a future release. To retain "
+                      f"the behavior and silence this warning, please use dropout instead. Note "
+                      f"that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{spatial} spatial dimensions, a channel dimension, and an optional batch "
+                      f"dimension (i.e. {n}D or {n + 1}D inputs).", stacklevel=3)
+
+
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of ``(N, C, H, W)`` input with probability ``p``, scaling the rest
     by ``1 / (1 - p)``. A 3-D input is read as ``(N, C, L)``, with torch's warning.
@@ -265,13 +277,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     wgrad.Size([1, 2, 2, 2])
     """
     _check_p(p)
-    if input.ndim not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is "
-                      f"deprecated and will result in an error in a future release. To retain "
-                      f"the behavior and silence this warning, please use dropout instead. Note "
-                      f"that dropout2d exists to provide channel-wise dropout on inputs with 2 "
-                      f"spatial dimensions, a channel dimension, and an optional batch "
-                      f"dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+    _warn_unexpected_ndim(input, 2)
     if input.ndim == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that "
                       "channel-wise 1D dropout behavior is desired - input is interpreted as "
@@ -293,13 +299,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     wgrad.Size([2, 1, 1, 1])
     """
     _check_p(p)
-    if input.ndim not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is "
-                      f"deprecated and will result in an error in a future release. To retain "
-                      f"the behavior and silence this warning, please use dropout instead. Note "
-                      f"that dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                      f"spatial dimensions, a channel dimension, and an optional batch "
-                      f"dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    _warn_unexpected_ndim(input, 3)
     if input.ndim == 4:
         if inplace:
             return _apply(input, lambda x: _dropout(x.unsqueeze(0), p, training, False, True,
