@@ -432,6 +432,21 @@ def test_index_reduce_matches_torch(reduce):
         np.testing.assert_allclose(w, t, rtol=1e-12)
 
 
+@pytest.mark.parametrize("reduce", ["amax", "mean"])
+def test_index_reduce_gradcheck(reduce):
+    rng = np.random.default_rng(3)
+    x = wgrad.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    s = wgrad.tensor(rng.standard_normal((3, 3)), requires_grad=True)  # distinct: no ties
+    idx = wgrad.tensor([1, 0, 1])
+    check_op(lambda x, s: wgrad.index_reduce(x, 0, idx, s, reduce, include_self=True), (x, s))
+
+
+def test_nanmedian_gradcheck():
+    x = wgrad.tensor([[1.0, np.nan, 3.0, 0.5], [2.0, -1.0, np.nan, np.nan]], dtype=wgrad.float64,
+                     requires_grad=True)
+    check_op(wgrad.nanmedian, (x,))  # the median of the 5 numbers, 1.0
+
+
 def test_nanmedian_and_nan_extremes_match_torch():
     torch = pytest.importorskip("torch")
     rows = [[1.0, np.nan, 3.0, 0.0, 3.0], [np.nan, np.nan]]

@@ -791,13 +791,18 @@ def _igamma_dx(a, x):  # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)
     return jnp.exp((a - 1) * jnp.log(x) - x - jax.scipy.special.gammaln(a))
 
 
-_igamma_density = Primitive("igamma_density", lambda self, other: _igamma_dx(self, other))
-
-
 def _no_derivative(what):
     def formula(grad):
         raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
     return formula
+
+
+# its own x-derivative, x^(a-1) e^-x / Gamma(a) * ((a - 1) / x - 1), for double backward
+# as torch (a takes no derivative at the first order already)
+_igamma_density = Primitive(
+    "igamma_density", lambda self, other: _igamma_dx(self, other),
+    self=_no_derivative("igamma: input"),
+    other=lambda grad, self, other, result: grad * result * ((self - 1) / other - 1))
 
 
 def _no_forward_ad(name):
