@@ -109,6 +109,11 @@ def test_linalg_internals_are_never_below_the_setting():
 def test_a_change_reaches_cached_eager_kernels_at_once():
     """The eager forward and backward kernels are jitted once per signature; the setting
     is part of their cache keys, so a change retraces them."""
+    with wgrad.lazy(False):  # eager kernels (a lazy segment is one jax.jit of them)
+        _check_eager_kernels_retrace()
+
+
+def _check_eager_kernels_retrace():
     wgrad.ops.linear_algebra._matmul._fwd_cache.clear()  # other tests' kernels
     a = wgrad.randn(3, 4, requires_grad=True)
     (a @ _B).sum().backward()  # warm: kernels cached under 'highest'

@@ -16,6 +16,14 @@ def _leaf(seed, shape=(3, 4), dtype=wgrad.float64):
     return wgrad.tensor(a, dtype=dtype, requires_grad=True)
 
 
+@pytest.fixture(autouse=True)
+def _eager_outside():
+    """Each test starts eager, as a program without WGRAD_LAZY does (the suite also runs
+    under WGRAD_LAZY=1)."""
+    with wgrad.lazy(False):
+        yield
+
+
 # -- programs: each returns the tensors to compare (outputs, then gradients) ---------------
 
 def p_real_chain():

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._creation import tensor, zeros_like
-from ..ops import stack
+from ..ops import _lazy, stack
 from .._tensor import Tensor
 from . import forward_ad as _fwad
 from . import grad
@@ -95,6 +95,10 @@ def _diff_outputs(outputs):
 
 
 def _vjp(outputs, inputs, diff_in, vs):
+    # Each backward starts from concrete values: under lazy mode a segment cut at a
+    # different op fuses differently (XLA contracts a*b+c into one rounding), and the
+    # reentrancy check compares two backward passes bit for bit (NOTE [Lazy segments]).
+    _lazy.flush()
     outs = [outputs[k] for k in vs]
     gouts = [vs[k] for k in vs]
     gs = grad(outs, [inputs[i] for i in diff_in], gouts, retain_graph=True, allow_unused=True)

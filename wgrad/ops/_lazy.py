@@ -48,6 +48,15 @@
 # (NOTE [Bounded caches]): first in, first out, CACHE_MAX computations.
 # Threads: the flag is process-wide and one lock guards the segment, so values recorded on
 # one thread can be read on another.
+#
+# Rounding: inside one segment XLA fuses consecutive elementwise ops and contracts
+# ``a * b + c`` into a fused multiply-add (XLA's CPU and GPU compilers always allow it;
+# no flag turns it off, and an optimization barrier is removed before fusion), so a lazy
+# result can differ from eager mode's in the last bits, and a computation's bits depend on
+# where its segment was cut. gradcheck flushes before each backward it compares, so its
+# reentrancy check (bit for bit, as torch's) sees the same segments twice. Backward nodes
+# whose kernel checks values on the host (the gauge checks of eig/eigh/svd,
+# ``Primitive.lazy_backward``) run eagerly.
 """
 import os
 import threading

@@ -73,6 +73,10 @@ class Primitive:
     that the formulas of the inputs needing grad name.
     """
 
+    # False where the backward kernel checks values on the host (NOTE [Lazy segments]:
+    # such a node runs eagerly, so its check sees concrete gradients)
+    lazy_backward = True
+
     # the first parameter is not called ``self``: formulas for an input ``self`` arrive
     # as keyword arguments
     def __init__(prim, name, fwd, *, nout=1, jit=True, node_name=None,
@@ -789,7 +793,8 @@ class OpNode(Node):
                 _restore_result_tangents(self, sv)
             return p.run_formulas(self.attrs, self.needs, self.in_meta, self.out_meta,
                                   list(grads), sv)
-        if _lazy_state.on and not _hooks_tls.stack:  # NOTE [Lazy segments]: recorded
+        if _lazy_state.on and not _hooks_tls.stack and p.lazy_backward:
+            # recorded into the segment (NOTE [Lazy segments])
             tls = _lazy.tls
             prev, tls.raw = tls.raw, True
             try:

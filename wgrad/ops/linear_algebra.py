@@ -478,8 +478,11 @@ class _CheckedPrimitive(Primitive):
 
     torch validates some incoming gradients with data-dependent TORCH_CHECKs (the gauge
     checks of eig/eigh/svd); that cannot raise inside the jitted formula kernel, so the
-    kernel is wrapped. With create_graph the formulas run eagerly and check themselves.
+    kernel is wrapped. With create_graph the formulas run eagerly and check themselves;
+    under lazy mode the node runs eagerly (``lazy_backward``), so the check sees values.
     """
+
+    lazy_backward = False
 
     def __init__(prim, name, fwd, *, check, **kw):
         super().__init__(name, fwd, **kw)
