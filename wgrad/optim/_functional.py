@@ -270,8 +270,11 @@ def _sole_owners(ps, ss, lists=1):
 
 # NOTE [Chunked groups]
 # XLA's CPU compiler spends tens of milliseconds per fusion, and a program over n
-# parameters has n update fusions: one program for a group of 1000 Adam parameters took
-# over two minutes to compile here (jit does not share code between identical fusions).
+# parameters has n update fusions (jit does not share code between identical fusions).
+# Measured on a quiet 2-core CPU (docs/optim.md), Adam over complex64[4096] parameters:
+# one program for 200 parameters compiles in 3.2 s and steps in 2.30 ms, chunks of 32 in
+# 0.31 s and 2.08 ms; for 1000 parameters 22.9 s and 35.5 ms against 0.36 s and 20.2 ms.
+# Stacking same-shaped parameters into one array costs more copies than it saves.
 # So a group of up to _CHUNK parameters is one program and one dispatch; a larger group is
 # split by kind of parameter (shapes, dtypes, state) into chunks of _CHUNK, and chunks
 # alike share one compiled program: a model of many parameters of a few kinds compiles a
