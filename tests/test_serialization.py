@@ -99,6 +99,8 @@ def test_module_state_dict_and_path(tmp_path):
     wgrad.save(m.state_dict(), path)
     sd = wgrad.load(str(path), map_location="cpu", weights_only=False)
     _same(m.state_dict(), sd)
+    # the module versions come back too (torch.save pickles them): BatchNorm's is 2
+    assert sd._metadata == {"": {"version": 1}, "0": {"version": 1}, "1": {"version": 2}}
     m2 = wgrad.nn.Sequential(wgrad.nn.Linear(3, 2, dtype=wgrad.cfloat), wgrad.nn.BatchNorm1d(2))
     m2.load_state_dict(sd)
     _same(m.state_dict(), m2.state_dict())

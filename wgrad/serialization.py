@@ -55,7 +55,11 @@ class _Encoder:
         if isinstance(obj, D.dtype):
             return {"$dtype": obj.name}
         if isinstance(obj, collections.OrderedDict):
-            return {"$odict": [[self.value(k), self.value(v)] for k, v in obj.items()]}
+            items = [[self.value(k), self.value(v)] for k, v in obj.items()]
+            meta = getattr(obj, "_metadata", None)
+            if isinstance(meta, dict):  # a state_dict's module versions, kept as torch.save
+                return {"$odict_meta": [items, self.value(meta)]}
+            return {"$odict": items}
         if isinstance(obj, dict):
             return {"$dict": [[self.value(k), self.value(v)] for k, v in obj.items()]}
         if isinstance(obj, list):
@@ -147,6 +151,12 @@ class _Decoder:
         (tag, body), = v.items()
         if tag == "$tuple":
             return tuple(self.value(x) for x in body)
+        if tag == "$odict_meta":
+            if not (isinstance(body, list) and len(body) == 2):
+                raise _Corrupt(f"unexpected JSON value {body!r}")
+            d = collections.OrderedDict((self.value(k), self.value(x)) for k, x in body[0])
+            d._metadata = self.value(body[1])
+            return d
         if tag in ("$dict", "$odict"):
             pairs = [(self.value(k), self.value(x)) for k, x in body]
             return collections.OrderedDict(pairs) if tag == "$odict" else dict(pairs)

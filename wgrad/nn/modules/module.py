@@ -12,7 +12,11 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
 
-__all__ = ["Module", "RemovableHandle"]
+__all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
+           "register_module_forward_hook", "register_module_full_backward_pre_hook",
+           "register_module_full_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook"]
 
 
 # -- hooks ---------------------------------------------------------------------------
@@ -30,15 +34,18 @@ class RemovableHandle:
     def __init__(self, hooks_dict, *, extra_dict=None):
         self.hooks_dict_ref = weakref.ref(hooks_dict)
         self.id = next(RemovableHandle._ids)
-        self.extra_dict_ref = weakref.ref(extra_dict) if extra_dict is not None else None
+        extra = () if extra_dict is None else \
+            extra_dict if isinstance(extra_dict, list) else [extra_dict]
+        self.extra_dict_ref = tuple(weakref.ref(e) for e in extra)
 
     def remove(self):
         d = self.hooks_dict_ref()
         if d is not None:
             d.pop(self.id, None)
-        e = self.extra_dict_ref() if self.extra_dict_ref is not None else None
-        if e is not None:
-            e.pop(self.id, None)
+        for ref in self.extra_dict_ref:
+            e = ref()
+            if e is not None:
+                e.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -47,14 +54,100 @@ class RemovableHandle:
         self.remove()
 
 
-def _add(table, hook, prepend, extra=None):
-    h = RemovableHandle(table, extra_dict=extra)
+def _add(table, hook, prepend, extra=()):
+    """Register ``hook`` in ``table``, its id marked in each of the ``extra`` tables."""
+    h = RemovableHandle(table, extra_dict=list(extra))
     table[h.id] = hook
     if prepend:
         table.move_to_end(h.id, last=False)
-    if extra is not None:
-        extra[h.id] = True
+    for e in extra:
+        e[h.id] = True
     return h
+
+
+# -- global hooks (torch.nn.modules.module.register_module_*) -------------------------
+# Hooks common to every module, for debugging and profiling, as torch's: forward and
+# backward hooks run before each module's own; registration hooks run when a buffer,
+# parameter or submodule is registered and may replace it.
+_global_forward_pre_hooks = _Hooks()
+_global_forward_hooks = _Hooks()
+_global_forward_hooks_with_kwargs = _Hooks()
+_global_forward_hooks_always_called = _Hooks()
+_global_backward_pre_hooks = _Hooks()
+_global_backward_hooks = _Hooks()
+_global_buffer_registration_hooks = _Hooks()
+_global_module_registration_hooks = _Hooks()
+_global_parameter_registration_hooks = _Hooks()
+
+
+def register_module_forward_pre_hook(hook):
+    """A forward pre-hook ``hook(module, args)`` common to all modules (runs before each
+    module's own); returns a RemovableHandle."""
+    return _add(_global_forward_pre_hooks, hook, False)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook ``hook(module, args, output)`` (``hook(module, args, kwargs,
+    output)`` with ``with_kwargs``) common to all modules; ``always_call`` runs it even
+    when the module raises."""
+    h = _add(_global_forward_hooks, hook, False, [_global_forward_hooks_always_called]
+             if always_call else ())
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[h.id] = True
+    return h
+
+
+def register_module_full_backward_pre_hook(hook):
+    """A backward pre-hook ``hook(module, grad_output)`` common to all modules."""
+    return _add(_global_backward_pre_hooks, hook, False)
+
+
+def register_module_full_backward_hook(hook):
+    """A backward hook ``hook(module, grad_input, grad_output)`` common to all modules."""
+    return _add(_global_backward_hooks, hook, False)
+
+
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, buffer)`` runs on every ``register_buffer``; a non-None
+    result is registered instead."""
+    return _add(_global_buffer_registration_hooks, hook, False)
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` runs whenever a submodule is registered; a
+    non-None result is registered instead."""
+    return _add(_global_module_registration_hooks, hook, False)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` runs on every ``register_parameter`` of a
+    Parameter; a non-None result is registered instead."""
+    return _add(_global_parameter_registration_hooks, hook, False)
+
+
+def _registration(hooks, module, name, value):
+    for hook in hooks.values():
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
+
+
+class _WrappedHook:
+    """A load_state_dict pre-hook, called with the module first when ``module`` is set
+    (held weakly, as torch's)."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        self.module = None if module is None else weakref.ref(module)
+
+    def __call__(self, *args):
+        if self.module is None:
+            return self.hook(*args)
+        m = self.module()
+        if m is None:
+            raise RuntimeError("You are trying to call the hook of a dead Module!")
+        return self.hook(m, *args)
 
 
 # NOTE [Module backward hooks]
@@ -135,7 +228,7 @@ class _BackwardHookState:
         m = self.module
         if side == "out":
             packed = self._pack(grads, self.output_pos, self.n_outputs)
-            for hook in self.pre_hooks.values():
+            for hook in self.pre_hooks:
                 res = hook(m, packed)
                 if res is not None:
                     res = res if isinstance(res, tuple) else (res,)
@@ -152,7 +245,7 @@ class _BackwardHookState:
                               "Module.html#torch.nn.Module.register_full_backward_hook for "
                               "more details.", UserWarning, stacklevel=2)
                 grad_inputs = (None,) * self.n_inputs
-                for hook in self.hooks.values():
+                for hook in self.hooks:
                     res = hook(m, grad_inputs, self.grad_outputs)
                     if res is not None and not all(r is None for r in res):
                         raise RuntimeError("Backward hook for Modules where no input requires "
@@ -160,7 +253,7 @@ class _BackwardHookState:
                                            "all gradients.")
             return [packed[i] for i in self.output_pos]
         packed = self._pack(grads, self.input_pos, self.n_inputs, self.input_zeros)
-        for hook in self.hooks.values():
+        for hook in self.hooks:
             res = hook(m, packed, self.grad_outputs)
             if res is not None:
                 res = res if isinstance(res, tuple) else (res,)
@@ -240,6 +333,89 @@ def _parse_to(args, kwargs):
     return device, dtype, non_blocking
 
 
+_EXTRA_STATE = "_extra_state"
+
+
+def _init_hook_tables(d):
+    for name in ("_forward_hooks_always_called", "_state_dict_hooks", "_state_dict_pre_hooks",
+                 "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
+        if name not in d:
+            d[name] = _Hooks()
+
+
+class _HookedCall:
+    """One call of a module with hooks, as torch's ``_call_impl``: global forward
+    pre-hooks, then the module's; backward hooks wrap inputs and outputs (NOTE [Module
+    backward hooks]); forward hooks (global first). If anything raises, the forward
+    hooks registered with ``always_call`` that have not run yet run with the output so
+    far (None if forward did not return), their own errors turned into warnings."""
+
+    def __init__(self, module, args, kwargs):
+        self.module, self.args, self.kwargs = module, args, kwargs
+        self.result = None
+        self.called = set()
+
+    def __call__(self):
+        m, args, kwargs = self.module, self.args, self.kwargs
+        for hid, hook in (*_global_forward_pre_hooks.items(), *m._forward_pre_hooks.items()):
+            if hid in m._forward_pre_hooks_with_kwargs:
+                res = hook(m, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError(f"forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {res}.")
+                    args, kwargs = res
+            else:
+                res = hook(m, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
+            self.args, self.kwargs = args, kwargs
+        state = None
+        hooks = [*_global_backward_hooks.values(), *m._backward_hooks.values()]
+        pre_hooks = [*_global_backward_pre_hooks.values(), *m._backward_pre_hooks.values()]
+        if hooks or pre_hooks:
+            state = _BackwardHookState(m, hooks, pre_hooks)
+            args = self.args = state.setup_inputs(args)
+        self.result = m.forward(*args, **kwargs)
+        for hid, hook in (*_global_forward_hooks.items(), *m._forward_hooks.items()):
+            if hid in m._forward_hooks_always_called or \
+                    hid in _global_forward_hooks_always_called:
+                self.called.add(hid)
+            if hid in m._forward_hooks_with_kwargs or hid in _global_forward_hooks_with_kwargs:
+                res = hook(m, args, kwargs, self.result)
+            else:
+                res = hook(m, args, self.result)
+            if res is not None:
+                self.result = res
+        if state is not None:
+            self.result = state.setup_outputs(self.result)
+        return self.result
+
+    def always_called_hooks(self):
+        m = self.module
+        for hid, hook in _global_forward_hooks.items():
+            if hid in _global_forward_hooks_always_called and hid not in self.called:
+                self._silenced(lambda: hook(m, self.args, self.result), "global module")
+        for hid, hook in m._forward_hooks.items():
+            if hid in m._forward_hooks_always_called and hid not in self.called:
+                if hid in m._forward_hooks_with_kwargs:
+                    self._silenced(lambda: hook(m, self.args, self.kwargs, self.result),
+                                   "module")
+                else:
+                    self._silenced(lambda: hook(m, self.args, self.result), "module")
+
+    def _silenced(self, call, kind):
+        try:
+            res = call()
+        except Exception as e:
+            warnings.warn(f"{kind} forward hook with ``always_call=True`` raised an exception "
+                          f"that was silenced as another error was raised in forward: {e}",
+                          stacklevel=4)
+            return
+        if res is not None:
+            self.result = res
+
+
 # -- Module ----------------------------------------------------------------------------
 
 class Module:
@@ -289,6 +465,7 @@ class Module:
         d["_forward_hooks_with_kwargs"] = _Hooks()
         d["_backward_hooks"] = _Hooks()
         d["_backward_pre_hooks"] = _Hooks()
+        _init_hook_tables(d)
 
     def forward(self, *input):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
@@ -307,6 +484,7 @@ class Module:
         if isinstance(tensor, Buffer):
             persistent = tensor.persistent
             tensor = tensor.detach()
+        tensor = _registration(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -329,6 +507,7 @@ class Module:
                              f"parameters must be created explicitly. To express '{name}' as "
                              f"a function of another Tensor, compute the value in the "
                              f"forward() method.")
+        param = _registration(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -336,7 +515,8 @@ class Module:
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         _check_name("module", name, self, self._modules)
-        self._modules[name] = module
+        self._modules[name] = _registration(_global_module_registration_hooks, self, name,
+                                            module)
 
     def register_module(self, name, module):
         """Alias of ``add_module``."""
@@ -407,13 +587,13 @@ class Module:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             _remove_from(name, d, self._parameters, self._buffers,
                          self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = _registration(_global_module_registration_hooks, self, name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 f"(torch.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _registration(_global_module_registration_hooks, self, name, value)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
@@ -447,6 +627,7 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        _init_hook_tables(self.__dict__)  # state pickled before a table existed
 
     # -- iteration -----------------------------------------------------------------------
     def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
@@ -637,6 +818,21 @@ class Module:
         return self
 
     # -- state dict ----------------------------------------------------------------------
+    def get_extra_state(self):
+        """Extra state to store in ``state_dict()`` under ``<prefix>_extra_state``:
+        override it with ``set_extra_state`` (the base methods are never called)."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug.")
+
+    def set_extra_state(self, state):
+        """Restore what ``get_extra_state`` returned, from ``load_state_dict``."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug.")
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, p in self._parameters.items():
             if p is not None:
@@ -644,31 +840,59 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if getattr(type(self), "get_extra_state", Module.get_extra_state) \
+                is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE] = self.get_extra_state()
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An OrderedDict of every parameter and persistent buffer by dotted name
-        (detached unless ``keep_vars``)."""
+        (detached unless ``keep_vars``), with torch's ``_metadata`` (each module's
+        ``_version`` by prefix), extra state and state dict hooks."""
         if args:  # torch's deprecated positional form (destination, prefix, keep_vars)
-            destination = args[0]
-            if len(args) > 1:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
                 prefix = args[1]
-            if len(args) > 2:
+            if len(args) > 2 and keep_vars is False:
                 keep_vars = args[2]
         if destination is None:
             destination = collections.OrderedDict()
+            destination._metadata = collections.OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".",
                              keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            out = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if out is not None:  # the private API may return a new dict
+                    destination = out
+            elif out is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs, assign=False):
+                              unexpected_keys, error_msgs):
+        """Copy this module's own parameters, persistent buffers and extra state from
+        ``state_dict`` (torch's signature, for overrides)."""
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
         persistent = {k: v for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set}
         local = {k: v for k, v in itertools.chain(self._parameters.items(),
                                                   persistent.items()) if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local.items():
             key = prefix + name
             if key not in state_dict:
@@ -681,6 +905,8 @@ class Module:
                                   f'torch.Tensor or Tensor-like object from checkpoint but '
                                   f'received {type(value)}')
                 continue
+            if param.ndim == 0 and tuple(value.shape) == (1,):  # torch 0.3 checkpoints
+                value = value[0]
             if tuple(value.shape) != tuple(param.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{_size_repr(value.shape)} from checkpoint, the shape in "
@@ -690,10 +916,11 @@ class Module:
                 with no_grad():
                     if assign:
                         if isinstance(param, Parameter):
-                            new = Parameter(value, requires_grad=param.requires_grad)
-                            self._parameters[name] = new
-                        else:
-                            self._buffers[name] = value
+                            if not isinstance(value, Parameter):
+                                value = Parameter(value, requires_grad=param.requires_grad)
+                            else:
+                                value.requires_grad_(param.requires_grad)
+                        setattr(self, name, value)
                     else:
                         param.copy_(value)
             except Exception as ex:
@@ -702,31 +929,59 @@ class Module:
                                   f'whose dimensions in the checkpoint are '
                                   f'{_size_repr(value.shape)}, an exception occurred : '
                                   f'{ex.args}.')
+        extra_key = prefix + _EXTRA_STATE
+        if getattr(type(self), "set_extra_state", Module.set_extra_state) \
+                is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
         if strict:
             for key in state_dict:
-                if key.startswith(prefix):
-                    head = key[len(prefix):].split(".", 1)[0]
-                    if head not in self._modules and head not in local:
+                if key.startswith(prefix) and key != extra_key:
+                    head = key[len(prefix):].split(".", 1)
+                    if len(head) > 1:
+                        if head[0] not in self._modules:
+                            unexpected_keys.append(key)
+                    elif head[0] not in local:
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy parameters and buffers from ``state_dict`` (shapes must match).
 
         With ``strict`` (the default), missing and unexpected keys raise torch's
-        ``RuntimeError``; the return value names them either way.
+        ``RuntimeError``; the return value names them either way. ``assign=True`` puts the
+        state dict's tensors into the module instead of copying into its own.
         """
         if not isinstance(state_dict, collections.abc.Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        state_dict = collections.OrderedDict(state_dict)  # subclasses may add keys to it
         missing, unexpected, errors = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = collections.OrderedDict(state_dict)  # overrides may add keys to it
+        if metadata is not None:
+            state_dict._metadata = metadata
 
-        def load(module, prefix=""):
-            module._load_from_state_dict(state_dict, prefix, {}, True, missing, unexpected,
-                                         errors, assign)
+        def load(module, local_state, prefix=""):
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state, prefix, local_metadata, True, missing,
+                                         unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
-                    load(child, prefix + name + ".")
-        load(self)
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state.items()
+                                 if k.startswith(child_prefix)}, child_prefix)
+            keys = _IncompatibleKeys(missing, unexpected)  # hooks may edit the lists
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, keys) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not"
+                        " expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace.")
+        load(self, state_dict)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -739,19 +994,57 @@ class Module:
                 type(self).__name__, "\n\t".join(errors)))
         return _IncompatibleKeys(missing, unexpected)
 
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` runs before ``state_dict`` saves this
+        module."""
+        return _add(self._state_dict_pre_hooks, hook, False)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after ``state_dict``
+        saved this module and its children; it edits the dict in place (returns None)."""
+        hook._from_public_api = True
+        return _add(self._state_dict_hooks, hook, False)
+
+    def _register_state_dict_hook(self, hook):
+        # torch's older private form: a returned dict replaces the root's state dict
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via "
+                               "register_state_dict_post_hook")
+        return _add(self._state_dict_hooks, hook, False)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` runs before this module loads its entries."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        h = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[h.id] = _WrappedHook(hook, self if with_module
+                                                             else None)
+        return h
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` runs after this module and its children
+        loaded; it may edit ``incompatible_keys.missing_keys``/``unexpected_keys`` in
+        place (returning a value raises)."""
+        return _add(self._load_state_dict_post_hooks, hook, False)
+
     # -- hooks ---------------------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """``hook(module, args)`` (or ``hook(module, args, kwargs)`` with ``with_kwargs``)
         runs before ``forward``; a non-None result replaces the arguments."""
         return _add(self._forward_pre_hooks, hook, prepend,
-                    self._forward_pre_hooks_with_kwargs if with_kwargs else None)
+                    [self._forward_pre_hooks_with_kwargs] if with_kwargs else ())
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
         """``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``) runs
-        after ``forward``; a non-None result replaces the output."""
-        return _add(self._forward_hooks, hook, prepend,
-                    self._forward_hooks_with_kwargs if with_kwargs else None)
+        after ``forward``; a non-None result replaces the output. ``always_call`` runs it
+        even when forward (or an earlier hook) raises, then the error propagates."""
+        extra = ([self._forward_hooks_with_kwargs] if with_kwargs else []) + \
+            ([self._forward_hooks_always_called] if always_call else [])
+        return _add(self._forward_hooks, hook, prepend, extra)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """``hook(module, grad_input, grad_output)`` runs when the gradients with respect
@@ -767,35 +1060,16 @@ class Module:
     def _call_impl(self, *args, **kwargs):
         d = self.__dict__
         if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"]
-                or d["_backward_pre_hooks"]):
+                or d["_backward_pre_hooks"] or _global_forward_pre_hooks
+                or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_pre_hooks.items()):
-            if hid in self._forward_pre_hooks_with_kwargs:
-                res = hook(self, args, kwargs)
-                if res is not None:
-                    if not (isinstance(res, tuple) and len(res) == 2):
-                        raise RuntimeError(f"forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {res}.")
-                    args, kwargs = res
-            else:
-                res = hook(self, args)
-                if res is not None:
-                    args = res if isinstance(res, tuple) else (res,)
-        state = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            state = _BackwardHookState(self, self._backward_hooks, self._backward_pre_hooks)
-            args = state.setup_inputs(args)
-        result = self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_hooks.items()):
-            if hid in self._forward_hooks_with_kwargs:
-                res = hook(self, args, kwargs, result)
-            else:
-                res = hook(self, args, result)
-            if res is not None:
-                result = res
-        if state is not None:
-            result = state.setup_outputs(result)
-        return result
+        run = _HookedCall(self, args, kwargs)
+        try:
+            return run()
+        except Exception:
+            run.always_called_hooks()
+            raise
 
     __call__ = _call_impl
 

@@ -57,6 +57,8 @@ class LayerNorm(Module):
 
 
 class _BatchNorm(Module):
+    _version = 2  # torch's _NormBase: num_batches_tracked exists from version 2
+
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
         super().__init__()
@@ -106,15 +108,17 @@ class _BatchNorm(Module):
         raise NotImplementedError
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs, assign=False):
-        # torch: a state dict without num_batches_tracked (saved before it existed) keeps
-        # the module's count instead of reporting the key missing
+                              unexpected_keys, error_msgs):
+        # torch: a state dict saved before num_batches_tracked existed (version < 2, or no
+        # metadata) keeps the module's count instead of reporting the key missing
+        version = local_metadata.get("version", None)
         key = prefix + "num_batches_tracked"
-        if self.track_running_stats and key not in state_dict:
+        if (version is None or version < 2) and self.track_running_stats \
+                and key not in state_dict:
             state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
                                else tensor(0, dtype=D.int64 if D.X64_ENABLED else D.int32))
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
-                                      missing_keys, unexpected_keys, error_msgs, assign)
+                                      missing_keys, unexpected_keys, error_msgs)
 
     def forward(self, input):
         self._check_input_dim(input)
