@@ -82,8 +82,6 @@ class Tensor:
     def _make(data, grad_fn=None, output_nr=0):
         t = _new(Tensor)
         _init(t, data, grad_fn, output_nr)
-        if data.__class__ is _Pending:  # NOTE [Lazy segments]
-            _adopt(t)
         return t
 
     def _new_like_data(self, data):
@@ -573,7 +571,7 @@ def _init(t, data, grad_fn, output_nr):
 
 
 _make = Tensor._make
-_raw_data = Tensor.__dict__["_data"].__get__  # the slot itself, even for a LazyTensor
+_raw_data = Tensor.__dict__["_data"].__get__  # the slot itself, even under lazy mode
 
 # NOTE [Stolen gradients]
 # As torch's AccumulateGrad, the first gradient of a leaf is kept as the very tensor the
@@ -652,6 +650,5 @@ from .ops import _transfer  # noqa: E402
 from .ops._views import link_alias as _link_alias, rebind as _rebind  # noqa: E402
 from .ops._views import strides_of as _strides_of  # noqa: E402
 from .ops import _storage  # noqa: E402
-from .ops._lazy import Pending as _Pending, adopt as _adopt  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402

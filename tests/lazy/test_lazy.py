@@ -158,8 +158,10 @@ def test_reading_a_value_flushes(read):
     x = wgrad.ones(2, 2, dtype=wgrad.float64)
     with wgrad.lazy():
         y = x * 3 + 1
-        assert _pending(y) and type(y) is _lazy.LazyTensor
+        assert _pending(y) and type(y) is wgrad.Tensor  # the type eager mode gives
         assert y.shape == (2, 2) and y.dtype is wgrad.float64 and y.dim() == 2  # no flush
+        assert y.size(-1) == 2 and y.numel() == 4 and len(y) == 2 and y.ndim == 2
+        assert y.device == wgrad.device("cpu") and not y.is_complex()
         assert _pending(y)
         read(y)
         assert not _pending(y) and type(y) is wgrad.Tensor

@@ -5,19 +5,23 @@
 # ``wgrad.lazy()`` (or ``WGRAD_LAZY=1``) a Primitive call does not dispatch: its output
 # shapes and dtypes come from ``jax.eval_shape`` (cached per primitive, attributes and
 # input avals, so a shape error still raises at the op, with torch's message), and the
-# call is appended to the pending *segment*. Its outputs are Tensors of class LazyTensor
-# whose array slot holds a ``Pending`` (segment, index, aval) instead of a jax.Array.
+# call is appended to the pending *segment*. Its outputs are plain Tensors whose array
+# slot holds a ``Pending`` (segment, index, aval) instead of a jax.Array.
 #
-# Reading the data forces. ``LazyTensor._data`` is a property (plain Tensors keep the slot,
-# so eager code pays nothing): the first read runs the segment, puts the array into the
-# slot and turns the tensor back into a plain Tensor. So every place that needs a value
-# (``.item()``, ``.numpy()``, ``.jax()``, ``bool()``, printing, a hook reading its gradient,
-# an op implemented on the host, in-place ops and views, which read their input's array)
-# flushes without knowing about laziness; metadata (``shape``, ``dtype``, ``ndim``,
-# ``device``...) is answered from the aval without flushing. Only the recording code reads
-# the slot raw: ``raw()``, and ``_data`` itself while this thread's ``tls.raw`` flag is set
-# (around ``Primitive._record`` and a node's kernel call, so that the OpNode and its
-# SavedTensors keep the Pending rather than force it).
+# Reading the data forces. The first time lazy mode is switched on in a process (at import
+# under WGRAD_LAZY=1, else at the first ``lazy()`` block) ``Tensor._data`` becomes a
+# property over the slot, and the metadata methods read the slot without forcing
+# (``_install``); a process that never uses lazy mode keeps the bare slot (a property costs
+# eager code ~8% on a small-op chain, docs/performance.md). The first read of a pending
+# tensor's ``_data`` runs its segment and puts the array into the slot. So every place that
+# needs a value (``.item()``, ``.numpy()``, ``.jax()``, ``bool()``, printing, a hook reading
+# its gradient, an op implemented on the host, in-place ops and views, which read their
+# input's array) flushes without knowing about laziness; metadata (``shape``, ``dtype``,
+# ``ndim``, ``device``...) is answered from the aval. A result's type is ``Tensor``, as in
+# eager mode. Only the recording code reads the slot raw: ``raw()``, and ``_data`` itself
+# while this thread's ``tls.raw`` flag is set (around ``Primitive._record`` and a node's
+# kernel call, so that the OpNode and its SavedTensors keep the Pending rather than force
+# it).
 #
 # A flush runs the segment as ONE ``jax.jit`` of the recorded calls, cached by its
 # structure: the sequence of (function, input tree, where each input comes from: an
@@ -68,10 +72,10 @@ import jax
 from .._autograd.lazy_mode import state
 from .._device import device as _device
 from .._dtype import from_np as _from_np
-from .._tensor import Tensor, Size
+from .._tensor import Tensor, Size, _wrap_dim
 
-__all__ = ["lazy", "flush", "stats", "Pending", "LazyTensor", "NotLazy", "raw", "tls",
-           "record", "abstract", "adopt", "CAP"]
+__all__ = ["lazy", "flush", "stats", "Pending", "NotLazy", "raw", "tls", "record",
+           "abstract", "CAP"]
 
 CAP = int(os.environ.get("WGRAD_LAZY_CAP", "32"))
 CACHE_MAX = 256
@@ -95,7 +99,7 @@ class Pending:
     """The not yet computed output ``idx`` of a segment: its shape, dtype and weak type
     (``aval``, a tuple), and the array once computed."""
 
-    __slots__ = ("seg", "idx", "aval", "shape", "dtype", "weak_type", "value", "tensors",
+    __slots__ = ("seg", "idx", "aval", "shape", "dtype", "weak_type", "value",
                  "__weakref__")
 
     def __init__(self, seg, idx, aval):
@@ -104,7 +108,6 @@ class Pending:
         self.aval = aval
         self.shape, self.dtype, self.weak_type = aval
         self.value = None
-        self.tensors = None  # weak reference(s) to the LazyTensors over it, made plain on flush
 
     ndim = property(lambda self: len(self.shape))
 
@@ -150,24 +153,6 @@ _AVALS = {}
 
 
 raw = _get_slot  # ``raw(t)``: t's array slot as it is, a jax.Array or a Pending
-
-
-def adopt(t):
-    """A Tensor just made over a Pending becomes a LazyTensor (or gets the value)."""
-    p = _get_slot(t)
-    v = p.value
-    if v is not None:
-        _set_slot(t, v)
-    else:
-        t.__class__ = LazyTensor
-        w = p.tensors
-        if w is None:
-            p.tensors = _weakref(t)
-        elif type(w) is list:
-            w.append(_weakref(t))
-        else:
-            p.tensors = [w, _weakref(t)]
-    return t
 
 
 def abstract(tree):
@@ -291,17 +276,9 @@ def _flush(seg):
         ext = seg.ext
         seg.ops, seg.refs, seg.ext, seg.ext_ids, seg.ext_avals = [], [], [], {}, []
         outs = comp(*ext)
-        for p, v in zip(keep, outs):
+        for p, v in zip(keep, outs):  # a tensor over p takes v at its next read
             p.value = v
             p.seg = None
-            w = p.tensors
-            if w is not None:
-                for r in (w if type(w) is list else (w,)):
-                    t = r()
-                    if t is not None and _get_slot(t) is p:
-                        _set_slot(t, v)
-                        t.__class__ = Tensor
-                p.tensors = None
 
 
 def flush():
@@ -320,81 +297,82 @@ def _reset_stats():
         _stats[k] = 0
 
 
-class LazyTensor(Tensor):
-    """A Tensor whose array is still pending (NOTE [Lazy segments]); reading ``_data``
-    computes it and turns the tensor into a plain Tensor."""
+# -- Tensor over a Pending: _data and metadata (NOTE [Lazy segments]) ----------------------
 
-    __slots__ = ()
-
-    def _get_data(self):
-        d = _get_slot(self)
-        if d.__class__ is Pending:
-            if _tls.raw:
-                return d
-            v = d.value
-            if v is None:
-                v = d.force()
-            _set_slot(self, v)
-            self.__class__ = Tensor
-            return v
-        self.__class__ = Tensor
-        return d
-
-    def _set_data(self, v):
+def _get_data(self):
+    d = _get_slot(self)
+    if d.__class__ is Pending:
+        if _tls.raw:
+            return d
+        v = d.value
+        if v is None:
+            v = d.force()
         _set_slot(self, v)
-        if v.__class__ is not Pending:
-            self.__class__ = Tensor
+        return v
+    return d
 
-    _data = property(_get_data, _set_data)
 
-    # metadata from the aval, without forcing
-    @property
-    def shape(self):
-        return Size(_get_slot(self).shape)
+def _shape(self):
+    return Size(_get_slot(self).shape)
 
-    def size(self, dim=None):
-        s = _get_slot(self).shape
-        if dim is None:
-            return Size(s)
-        n = max(len(s), 1)
-        if not -n <= dim < n:
-            return Tensor.size(self, dim)  # torch's IndexError
-        return s[dim % n]
 
-    @property
-    def dtype(self):
-        return _from_np(_get_slot(self).dtype)
+def _size(self, dim=None):
+    s = _get_slot(self).shape
+    if dim is None:
+        return Size(s)
+    return s[_wrap_dim(dim, len(s))]
 
-    @property
-    def ndim(self):
-        return len(_get_slot(self).shape)
 
-    def dim(self):
-        return len(_get_slot(self).shape)
+def _dtype(self):
+    return _from_np(_get_slot(self).dtype)
 
-    ndimension = dim
 
-    def numel(self):
-        d = _get_slot(self)
-        return int(d.size)
+def _ndim(self):
+    return len(_get_slot(self).shape)
 
-    nelement = numel
 
-    def __len__(self):
-        s = _get_slot(self).shape
-        if not s:
-            raise TypeError("len() of a 0-d tensor")
-        return s[0]
+def _numel(self):
+    return int(_get_slot(self).size)
 
-    @property
-    def device(self):
+
+def _len(self):
+    s = _get_slot(self).shape
+    if not s:
+        raise TypeError("len() of a 0-d tensor")
+    return s[0]
+
+
+_EAGER_DEVICE = Tensor.device.fget
+
+
+def _device_of(self):
+    if _get_slot(self).__class__ is Pending:
         return _default_device()
+    return _EAGER_DEVICE(self)
 
-    def is_complex(self):
-        return _get_slot(self).dtype.kind == "c"
 
-    def is_floating_point(self):
-        return _get_slot(self).dtype.kind == "f"
+_INSTALLED = [False]
+
+
+def _install():
+    """Switch Tensor to lazy-aware ``_data`` and metadata, once per process."""
+    if _INSTALLED[0]:
+        return
+    with _lock:
+        if _INSTALLED[0]:
+            return
+        for name, fn in (("shape", _shape), ("size", _size), ("dtype", _dtype),
+                         ("ndim", _ndim), ("dim", _ndim), ("ndimension", _ndim),
+                         ("numel", _numel), ("nelement", _numel), ("__len__", _len),
+                         ("device", _device_of)):
+            old = Tensor.__dict__[name]
+            if isinstance(old, property):
+                setattr(Tensor, name, property(fn, doc=old.__doc__))
+            else:
+                fn.__doc__ = fn.__doc__ or old.__doc__
+                setattr(Tensor, name, fn)
+        Tensor._data = property(_get_data, _set_slot)
+        _INSTALLED[0] = True
 
 
 def _default_device():
@@ -434,6 +412,7 @@ class lazy:
         with _lock:
             self._prev = (state.depth, state.on)
             if self.enabled:
+                _install()
                 state.depth += 1
                 state.on = True
             else:
@@ -464,3 +443,6 @@ class lazy:
         """Whether ops are recorded lazily now."""
         return state.on
 
+
+if state.on:  # WGRAD_LAZY=1
+    _install()

@@ -42,7 +42,7 @@ _cache = {}
 
 def _kind(a):
     if isinstance(a, Tensor):
-        d = a._data if a.__class__ is Tensor else _raw(a)  # NOTE [Lazy segments]: no force
+        d = _raw(a)  # the slot: an array, or a Pending (NOTE [Lazy segments]): no force
         return d.dtype, d.ndim != 0
     return type(a)
 
