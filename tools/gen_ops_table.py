@@ -271,6 +271,9 @@ EXAMPLES = {
     **{f"lp_pool{d}d": Ex((1, 1) + (2,) * d, call=lambda f, x: f(x, 2, 2)) for d in (1, 2, 3)},
     **{n: Ex((1, 1, 2, 2), call=lambda f, x: f(x, scale_factor=2))
        for n in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
+    "grid_sample": Ex((1, 1, 2, 2), ((1, 1, 2, 2), -0.8, 0.8),
+                      call=lambda f, x, g: f(x, g, align_corners=False)),
+    "affine_grid": Ex((1, 2, 3), call=lambda f, t: f(t, (1, 1, 2, 2), align_corners=False)),
     "pixel_shuffle": Ex((1, 4, 1, 1), call=lambda f, x: f(x, 2)),
     "pixel_unshuffle": Ex((1, 1, 2, 2), call=lambda f, x: f(x, 2)),
     "fold": Ex((1, 4, 1), call=lambda f, x: f(x, (2, 2), (2, 2))),
