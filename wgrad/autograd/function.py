@@ -227,7 +227,10 @@ class Function:
                                  {"_forward_cls": cls, "__module__": cls.__module__})
 
     def __init__(self, *args, **kwargs):
-        pass
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd "
+                      f"functions are all static, so you should invoke them on the class "
+                      f"itself. Instantiating an autograd function will raise an error in a "
+                      f"future version of PyTorch.", DeprecationWarning, stacklevel=2)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(_ERR_LEGACY)

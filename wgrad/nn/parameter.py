@@ -4,7 +4,7 @@ from .._creation import empty
 from .._tensor import Tensor, _init, _new, register_pytree
 from ..ops._views import link_alias
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 _ERR_DTYPE = "Only Tensors of floating point and complex dtype can require gradients"
 
@@ -103,3 +103,88 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 
 
 register_pytree(Parameter)
+
+
+# -- uninitialized parameters and buffers (the lazy modules, nn/modules/lazy.py) -----------
+
+class UninitializedTensorMixin:
+    """A parameter or buffer whose shape is not known yet: ``materialize(shape)`` gives it
+    data and turns it into ``cls_to_become``."""
+
+    __slots__ = ()
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give it an (uninitialized, here zero) array of ``shape``, on ``device`` and of
+        ``dtype`` (its own by default), and make it a ``cls_to_become``."""
+        if device is None:
+            device = self.data.device
+        if dtype is None:
+            dtype = self.data.dtype
+        self.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error "
+            "usually happens in `load_state_dict` when trying to load an uninitialized "
+            "parameter into an initialized one. Call `forward` to initialize the parameters "
+            "before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call "
+                           "`forward` to initialize the parameters before calling "
+                           "`module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param):
+    """Whether ``param`` is an ``UninitializedParameter`` or ``UninitializedBuffer``."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter of a lazy module before its first forward: no shape yet; it becomes a
+    ``Parameter`` when materialized. Using it in an op before that fails (torch raises a
+    ValueError naming the op; wgrad's op sees an empty array and raises its shape error).
+    """
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, self.data.device, self.data.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer of a lazy module before its first forward; a plain Tensor once
+    materialized."""
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        data = empty(0, device=device, dtype=dtype)
+        t = _new(cls)
+        _init(t, data._data, None, 0)
+        if requires_grad:
+            t._requires_grad = True
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        pass
+

@@ -10,7 +10,7 @@ from ..._creation import zeros_like
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 
 __all__ = ["Module", "RemovableHandle", "register_module_forward_pre_hook",
            "register_module_forward_hook", "register_module_full_backward_pre_hook",
@@ -905,9 +905,12 @@ class Module:
                                   f'torch.Tensor or Tensor-like object from checkpoint but '
                                   f'received {type(value)}')
                 continue
-            if param.ndim == 0 and tuple(value.shape) == (1,):  # torch 0.3 checkpoints
+            lazy = is_lazy(param)  # NOTE [Lazy modules]: no shape yet, nothing to compare
+            if lazy and is_lazy(value):
+                continue  # both uninitialized: nothing to copy
+            if not lazy and param.ndim == 0 and tuple(value.shape) == (1,):  # torch 0.3
                 value = value[0]
-            if tuple(value.shape) != tuple(param.shape):
+            if not lazy and tuple(value.shape) != tuple(param.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{_size_repr(value.shape)} from checkpoint, the shape in "
                                   f"current model is {_size_repr(param.shape)}.")
