@@ -291,6 +291,7 @@ NOT_PROBED = {
     "LinAlgError": "exception class",
     **{n: "random (a new mask per call); its gradient is the mask, tests/nn"
        for n in ("dropout", "dropout1d", "dropout2d", "dropout3d")},
+    "gumbel_softmax": "random (new Gumbel noise per call); tests/nn/test_gumbel.py",
 }
 
 

@@ -1,6 +1,6 @@
 """More of ``torch.nn.functional``: prelu, rrelu, hardswish, hardsigmoid, softsign,
-tanhshrink, threshold, glu, logsigmoid, and the channel dropouts (dropout1d/2d/3d,
-alpha_dropout, feature_alpha_dropout).
+tanhshrink, threshold, glu, logsigmoid, gumbel_softmax, and the channel dropouts
+(dropout1d/2d/3d, alpha_dropout, feature_alpha_dropout).
 
 All are composites of wgrad ops, so they need no formulas of their own. The piecewise ones
 are written with ``where`` so that the gradient at a breakpoint is torch's: the branch that
@@ -14,7 +14,8 @@ from ..ops.elementwise import _real_only, sigmoid, softplus, tanh, where
 from ..ops.inplace import _apply
 
 __all__ = ["prelu", "rrelu", "rrelu_", "hardswish", "hardsigmoid", "softsign", "tanhshrink",
-           "threshold", "threshold_", "glu", "logsigmoid", "dropout1d", "dropout2d",
+           "threshold", "threshold_", "glu", "logsigmoid", "gumbel_softmax", "dropout1d",
+           "dropout2d",
            "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
 
@@ -195,6 +196,30 @@ def logsigmoid(input):
 
 # -- channel dropouts -------------------------------------------------------------------
 _ALPHA = 1.7580993408473766  # -SELU's lambda * alpha: the value SELU saturates to
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """A sample of the Gumbel-softmax distribution over ``dim``: ``softmax((logits + g) /
+    tau)`` with Gumbel(0, 1) noise ``g``; with ``hard`` the one-hot of its argmax, whose
+    gradient is the soft sample's (straight-through). The noise comes from wgrad's
+    generator (``wgrad.manual_seed``): torch's distribution, not its stream.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> y = wgrad.nn.functional.gumbel_softmax(wgrad.zeros(2, 3), tau=0.5, hard=True)
+    >>> y.sum(-1)
+    tensor([1., 1.])
+    """
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -_creation.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def _check_p(p):
