@@ -274,6 +274,8 @@ EXAMPLES = {
     "grid_sample": Ex((1, 1, 2, 2), ((1, 1, 2, 2), -0.8, 0.8),
                       call=lambda f, x, g: f(x, g, align_corners=False)),
     "affine_grid": Ex((1, 2, 3), call=lambda f, t: f(t, (1, 1, 2, 2), align_corners=False)),
+    "embedding_bag": Ex((4, 2), call=lambda f, w: f(wgrad.tensor([0, 2, 1]), w,
+                                                     wgrad.tensor([0, 1]), mode="sum")),
     "ctc_loss": Ex((3, 1, 3), call=lambda f, x: f(x.log_softmax(2), wgrad.tensor([[1]]), [3],
                                                   [1])),
     "pixel_shuffle": Ex((1, 4, 1, 1), call=lambda f, x: f(x, 2)),

@@ -260,7 +260,8 @@ from ._pooling import *  # noqa: E402,F401,F403
 from ._interpolation import *  # noqa: E402,F401,F403
 from ._sampling import *  # noqa: E402,F401,F403
 from ._ctc import *  # noqa: E402,F401,F403
+from ._embedding_bag import *  # noqa: E402,F401,F403
 from ._extra import *  # noqa: E402,F401,F403
-from . import _ctc, _extra, _interpolation, _pooling, _sampling  # noqa: E402
+from . import _ctc, _embedding_bag, _extra, _interpolation, _pooling, _sampling  # noqa: E402
 __all__ += (_pooling.__all__ + _interpolation.__all__ + _extra.__all__  # noqa: PLE0605
-            + _sampling.__all__ + _ctc.__all__)
+            + _sampling.__all__ + _ctc.__all__ + _embedding_bag.__all__)

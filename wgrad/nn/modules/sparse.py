@@ -6,7 +6,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Embedding"]
+__all__ = ["Embedding", "EmbeddingBag"]
 
 
 class Embedding(Module):
@@ -88,3 +88,87 @@ class Embedding(Module):
         return cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings,
                    _freeze=freeze, padding_idx=padding_idx, max_norm=max_norm,
                    norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+class EmbeddingBag(Module):
+    """Sums, means or maxima of bags of embeddings (``F.embedding_bag``): ``forward(input,
+    offsets=None, per_sample_weights=None)`` takes (B, L) bags or a 1-D input cut at
+    ``offsets``. Weights start as N(0, 1); the ``padding_idx`` row starts at zero and its
+    entries are left out of their bags.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> bag = wgrad.nn.EmbeddingBag(10, 3, mode="sum")
+    >>> bag(wgrad.tensor([1, 2, 4, 5]), wgrad.tensor([0, 2])).shape
+    wgrad.Size([2, 3])
+    """
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
+                 include_last_offset=False, padding_idx=None, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if padding_idx is not None:
+            if padding_idx > 0:
+                if padding_idx >= num_embeddings:
+                    raise AssertionError("padding_idx must be within num_embeddings")
+            elif padding_idx < 0:
+                if padding_idx < -num_embeddings:
+                    raise AssertionError("padding_idx must be within num_embeddings")
+                padding_idx = num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = Parameter(empty(num_embeddings, embedding_dim, device=device,
+                                          dtype=dtype))
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and "
+                                     "embedding_dim")
+            self.weight = Parameter(_weight)
+        self.mode = mode
+        self.sparse = sparse
+        self.include_last_offset = include_last_offset
+
+    reset_parameters = Embedding.reset_parameters
+    _fill_padding_idx_with_zero = Embedding._fill_padding_idx_with_zero
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                               self.scale_grad_by_freq, self.mode, self.sparse,
+                               per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, mode="mean", sparse=False,
+                        include_last_offset=False, padding_idx=None):
+        """An EmbeddingBag whose table is ``embeddings`` (2-D), frozen unless
+        ``freeze=False``."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings,
+                  max_norm=max_norm, norm_type=norm_type,
+                  scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
+                  include_last_offset=include_last_offset, padding_idx=padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
