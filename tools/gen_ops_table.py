@@ -230,10 +230,12 @@ EXAMPLES = {
     # convolutions
     "conv1d": Ex((1, 1, 4), (1, 1, 2), (1,)),
     "conv2d": Ex((1, 1, 3, 3), (1, 1, 2, 2), (1,)),
+    "conv3d": Ex((1, 1, 2, 2, 2), (1, 1, 2, 1, 2), (1,)),
     # activations, layers and losses (wgrad.ops.activation, layer, loss; nn.functional)
     **{n: Ex(S, call=lambda f, x: f(x, 1)) for n in ("softmax", "log_softmax", "softmin")},
     "conv_transpose1d": Ex((1, 1, 4), (1, 1, 2), (1,)),
     "conv_transpose2d": Ex((1, 1, 3, 3), (1, 1, 2, 2), (1,)),
+    "conv_transpose3d": Ex((1, 1, 2, 2, 1), (1, 1, 2, 1, 2), (1,)),
     "linear": Ex(S, S, (2,)),
     "bilinear": Ex(S, S, (3, 2, 2), (3,)),
     "embedding": Ex((3, 2), call=lambda f, w: f(_i(0, 2, 2), w)),

@@ -18,6 +18,8 @@ CASES = {
     "LazyConvTranspose1d": (lambda L: L.nn.LazyConvTranspose1d(4, 3, 2), (3, 5)),
     "LazyConvTranspose2d": (lambda L: L.nn.LazyConvTranspose2d(2, 2, output_padding=0),
                             (1, 3, 4, 4)),
+    "LazyConv3d": (lambda L: L.nn.LazyConv3d(2, 2), (1, 3, 2, 3, 3)),
+    "LazyConvTranspose3d": (lambda L: L.nn.LazyConvTranspose3d(2, 2, stride=2), (2, 2, 2, 2)),
     "LazyBatchNorm1d": (lambda L: L.nn.LazyBatchNorm1d(), (4, 3)),
     "LazyBatchNorm2d": (lambda L: L.nn.LazyBatchNorm2d(affine=False), (2, 3, 2, 2)),
 }

@@ -15,10 +15,11 @@ from ..ops import activation as _A
 from ..ops.activation import (celu as _celu, elu as _elu, gelu, hardshrink,
                               hardtanh as _hardtanh, leaky_relu as _leaky_relu, mish as _mish,
                               relu6 as _relu6, selu as _selu, silu as _silu, softshrink)
-from ..ops.conv import conv1d, conv2d
+from ..ops.conv import conv1d, conv2d, conv3d
 from ..ops.elementwise import _real_only, relu as _relu, sigmoid, softplus, tanh
 from ..ops.inplace import _apply, relu_
 from ..ops.layer import (_concrete, batch_norm, bilinear, conv_transpose1d, conv_transpose2d,
+                         conv_transpose3d,
                          cosine_similarity, embedding, group_norm, instance_norm, layer_norm,
                          linear, normalize, one_hot, pairwise_distance, pdist, rms_norm)
 from ..ops.loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
@@ -30,7 +31,8 @@ from ..ops.shape import pad
 
 __all__ = [
     # convolutions and layers
-    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "linear", "bilinear",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "linear", "bilinear",
     "embedding", "dropout", "layer_norm", "group_norm", "instance_norm", "rms_norm",
     "batch_norm", "normalize", "one_hot", "cosine_similarity", "pairwise_distance", "pdist",
     "pad", "scaled_dot_product_attention",

@@ -14,7 +14,7 @@ from .. import _precision
 from ._primitive import Primitive
 from ._promote import result_type
 
-__all__ = ["conv1d", "conv2d"]
+__all__ = ["conv1d", "conv2d", "conv3d"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ()
@@ -186,4 +186,17 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     wgrad.Size([1, 3, 4, 4])
     """
     return _convnd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` (volumes: MRI, CT);
+    ``padding`` may be an int, a triple, ``'valid'`` or ``'same'``.
+
+    Examples
+    --------
+    >>> x = wgrad.ones(1, 2, 3, 4, 4)
+    >>> wgrad.nn.functional.conv3d(x, wgrad.ones(3, 2, 1, 3, 3), padding=(0, 1, 1)).shape
+    wgrad.Size([1, 3, 3, 4, 4])
+    """
+    return _convnd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 

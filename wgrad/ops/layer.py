@@ -26,11 +26,11 @@ from .linear_algebra import einsum, matmul
 from .reduction import amax, mean, sum, var, vector_norm
 from .shape import broadcast_shapes, flip
 
-__all__ = ["bilinear", "conv_transpose1d", "conv_transpose2d", "layer_norm", "group_norm",
-           "rms_norm", "cosine_similarity", "pairwise_distance", "pdist"]
+__all__ = ["bilinear", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "layer_norm",
+           "group_norm", "rms_norm", "cosine_similarity", "pairwise_distance", "pdist"]
 METHODS = ()
-FUNCTIONAL = ("linear", "bilinear", "conv_transpose1d", "conv_transpose2d", "embedding",
-              "layer_norm", "group_norm", "instance_norm", "rms_norm", "batch_norm",
+FUNCTIONAL = ("linear", "bilinear", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+              "embedding", "layer_norm", "group_norm", "instance_norm", "rms_norm", "batch_norm",
               "normalize", "one_hot", "cosine_similarity", "pairwise_distance", "pdist")
 
 
@@ -196,6 +196,21 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     wgrad.Size([1, 4, 2, 2])
     """
     return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """3-D transposed convolution over ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)``;
+    ``weight`` is ``(C_in, C_out / groups, kD, kH, kW)``.
+
+    Examples
+    --------
+    >>> x = wgrad.ones(1, 2, 2, 3, 3)
+    >>> wgrad.conv_transpose3d(x, wgrad.ones(2, 4, 2, 2, 2), stride=2).shape
+    wgrad.Size([1, 4, 4, 6, 6])
+    """
+    return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)
 
 

@@ -1,4 +1,4 @@
-"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (real or complex weights)."""
+"""Conv1d/2d/3d and ConvTranspose1d/2d/3d (real or complex weights)."""
 
 from ..._creation import empty
 from .. import functional as F
@@ -6,7 +6,7 @@ from ..parameter import Parameter
 from .linear import reset_kaiming
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -19,7 +19,7 @@ def _ntuple(n):
     return parse
 
 
-_single, _pair = _ntuple(1), _ntuple(2)
+_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
 
 
 class _ConvNd(Module):
@@ -233,3 +233,32 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     _fn_name = "conv_transpose2d"
     _tuple = staticmethod(_pair)
+
+
+class Conv3d(_Conv):
+    """3-D convolution over ``(N, C_in, D, H, W)`` (or unbatched) input; real or complex.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.Conv3d(1, 2, 3, padding=1)(wgrad.ones(1, 1, 3, 4, 4)).shape
+    wgrad.Size([1, 2, 3, 4, 4])
+    """
+
+    _conv = staticmethod(F.conv3d)
+    _tuple = staticmethod(_triple)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution (the adjoint of Conv3d); real or complex.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.ConvTranspose3d(2, 1, 2, stride=2)(wgrad.ones(1, 2, 2, 2, 2)).shape
+    wgrad.Size([1, 1, 4, 4, 4])
+    """
+
+    _fn_name = "conv_transpose3d"
+    _tuple = staticmethod(_triple)
+
