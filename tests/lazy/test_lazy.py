@@ -269,3 +269,27 @@ def test_dropped_values_are_not_kept():
     key = list(_lazy._CACHE)[-1]
     assert len(key[2]) == 1  # only z came back
     np.testing.assert_array_equal(z.numpy(), [9.0, 9.0, 9.0])
+
+
+# -- regressions found by running the suite with WGRAD_LAZY=1 ------------------------------
+
+def test_gradgradcheck_reentrancy_holds_over_fused_segments():
+    # a segment fuses a * b + c into one rounding (NOTE [Lazy segments]): gradcheck's
+    # bit-for-bit comparison of two backward passes needs both cut at the same ops
+    rng = np.random.default_rng(2)
+    x = wgrad.tensor(rng.standard_normal((2, 2)), requires_grad=True)
+    w = wgrad.tensor(rng.standard_normal(2), requires_grad=True)
+    b = wgrad.tensor(rng.standard_normal(2), requires_grad=True)
+    with wgrad.lazy():
+        assert wgrad.autograd.gradgradcheck(
+            lambda x, w, b: wgrad.nn.functional.layer_norm(x, (2,), w, b), (x, w, b),
+            fast_mode=True)
+
+
+def test_eigenvector_gauge_check_runs_lazily():
+    a = wgrad.tensor(np.random.default_rng(0).standard_normal((3, 3)) * (1 + 1j),
+                     requires_grad=True)
+    with wgrad.lazy():
+        v = wgrad.linalg.eigh(a + a.mH).eigenvectors
+        with pytest.raises(RuntimeError, match="specified up to multiplication by"):
+            wgrad.autograd.grad(v[1, 0].real, a)
