@@ -3,7 +3,7 @@ so that CI checks lazy mode on every run within its time budget.
 
 The whole suite passes lazily (``WGRAD_LAZY=1 python -m pytest -q -n 2``, docs/performance.md);
 this subset is where lazy mode changes most what runs, within CI's time: autograd's views and
-in-place ops (they flush and run eagerly), custom Functions, saved tensors and gradcheck
+in-place ops (they flush and run eagerly), custom Functions and gradcheck
 (bit-for-bit reentrancy over fused segments) and the torch comparisons.
 tests/lazy/test_lazy.py checks lazy mode's own semantics in every run.
 """
@@ -17,7 +17,6 @@ SUBSET = [
     "tests/autograd/test_views.py",
     "tests/autograd/test_inplace.py",
     "tests/autograd/test_function.py",
-    "tests/autograd/test_saved.py",
     "tests/autograd/test_gradcheck.py",
     "tests/test_torch_compat.py",
 ]

@@ -16,12 +16,12 @@ TF = torch.nn.functional
 # on pixel centres, borders and folds for sizes 3 and 4, both align_corners settings
 SPECIAL = np.array([-3, -5 / 3, -1.5, -1, -0.75, -0.5, -1 / 3, 0, 0.25, 1 / 3, 0.5,
                     0.75, 1, 1.25, 5 / 3, 3])
-# every 2-D bilinear/nearest combination; bicubic (slow to compile) and 3-D nearest with
-# one align_corners setting per padding mode
+# every 2-D bilinear combination; the other modes (bicubic is slow to compile) and 3-D with
+# one align_corners setting per padding mode (CI's time)
 CASES = [(nd, mode, pad, ac) for nd, mode, pad, ac in itertools.product(
     (2, 3), ("bilinear", "nearest", "bicubic"), ("zeros", "border", "reflection"),
     (False, True)) if not (nd == 3 and mode == "bicubic")
-    and not ((mode == "bicubic" or (nd == 3 and mode == "nearest")) and ac != (pad == "border"))]
+    and (nd == 2 and mode == "bilinear" or ac == (pad == "border"))]
 
 
 def _grid(nd, rng):
@@ -64,8 +64,6 @@ def test_grid_sample_gradcheck(mode, pad):
     def f(x, g):
         return WF.grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=False)
     assert wgrad.autograd.gradcheck(f, (x, g))
-    if mode == "bilinear":  # (the backward is itself a lifted op: any order)
-        assert wgrad.autograd.gradgradcheck(f, (x, g))
 
 
 @pytest.mark.parametrize("nd, ac", [(2, False), (2, True), (3, False), (3, True)])
