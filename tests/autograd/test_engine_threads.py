@@ -89,6 +89,31 @@ def test_shared_graph_with_retain_graph_succeeds_everywhere():
     assert x.grad.tolist() == [8 * 3.0] * 3
 
 
+def test_any_multi_grad_hook_fires_once_per_concurrent_call():
+    # each of several backward calls running at once fires an "any" hook exactly once,
+    # however their hooks interleave (a call's id must stay remembered while others run)
+    ts = [wgrad.rand(2, requires_grad=True) for _ in range(4)]
+    count, lock = [0], threading.Lock()
+
+    def hook(grad):
+        with lock:
+            count[0] += 1
+    wgrad.autograd.graph.register_multi_grad_hook(ts, hook, mode="any")
+    out = (ts[1] * ts[2]).sum()
+    start = threading.Barrier(8)
+
+    def work():
+        start.wait()
+        for _ in range(5):
+            out.backward(inputs=(ts[1], ts[2]), retain_graph=True)
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert count[0] == 40
+
+
 def test_failure_in_one_thread_leaves_others_alone():
     x = wgrad.ones(2, dtype=wgrad.float64, requires_grad=True)
 

@@ -337,6 +337,11 @@ class _MultiHandle(RemovableHandle):
             h.remove()
 
 
+# graph task ids an "any" multi-grad hook remembers: calls running at once on other threads
+# must each fire it once (a smaller memory would let a still-running call fire it again)
+_ANY_HOOK_TASKS = 1024
+
+
 def register_multi_grad_hook(tensors, fn, *, mode="all"):
     """Register ``fn`` over several tensors' gradients.
 
@@ -368,10 +373,11 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         def wrapped(grad):
             tid = _current_graph_task_id()
             with lock:
-                if ran.get(tid):
+                if tid in ran:
                     return
-                ran.clear()  # ids of finished calls are never seen again
                 ran[tid] = True
+                if len(ran) > _ANY_HOOK_TASKS:  # the oldest call's id is never seen again
+                    del ran[next(iter(ran))]
             fn(grad)
         return _MultiHandle(tuple(t.register_hook(wrapped) for t in tensors
                                   if t.requires_grad))
