@@ -194,6 +194,8 @@ class Tensor:
     # -- autograd metadata ---------------------------------------------------------------
     @property
     def grad_fn(self):
+        if self._view_meta is not None:
+            _check_stale_view(self)
         return self._grad_fn
 
     @property
@@ -206,6 +208,8 @@ class Tensor:
 
     @property
     def requires_grad(self):
+        if self._view_meta is not None:
+            _check_stale_view(self)
         return self._requires_grad or self._grad_fn is not None
 
     @requires_grad.setter
@@ -612,7 +616,11 @@ def _repr(t):
         a = np.asarray(t._data)
     except Exception:  # a tracer
         return f"tensor({t._data!r})"
-    name = t._grad_fn.name() if t._grad_fn is not None else None
+    try:
+        _check_stale_view(t)
+        name = t._grad_fn.name() if t._grad_fn is not None else None
+    except RuntimeError:  # torch prints such a view's history as invalid
+        name = "Invalid"
     dev = t.device
     s = _tensor_str.tensor_repr(a, t.dtype, name, t._requires_grad,
                                 None if dev.type == "cpu" else str(dev))
@@ -649,6 +657,7 @@ from . import ops as _ops  # noqa: E402
 from .ops import _transfer  # noqa: E402
 from .ops._views import link_alias as _link_alias, rebind as _rebind  # noqa: E402
 from .ops._views import strides_of as _strides_of  # noqa: E402
+from .ops._views import check_stale_view as _check_stale_view  # noqa: E402
 from .ops import _storage  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402

@@ -288,3 +288,25 @@ def test_neg_view_has_the_negative_bit_as_torch():
         res.append((n.is_neg(), n.resolve_neg().is_neg(), n.detach().resolve_neg().tolist(),
                     x.grad.numpy().tolist(), same, other))
     assert res[0] == res[1]
+
+
+def test_no_grad_view_changed_in_place_has_an_invalid_history():
+    # torch refuses to rebuild the history of a view made in no_grad mode of a base that
+    # requires grad once the view (or its base) changed in place; repr shows it as Invalid
+    torch = pytest.importorskip("torch")
+    out = {}
+    for L in (wgrad, torch):
+        a = L.ones(1, requires_grad=True)
+        with L.no_grad():
+            b = a[:]
+            before = repr(b)
+            b *= 2
+        errors = []
+        for read in (lambda: b.grad_fn, lambda: b.requires_grad):
+            try:
+                read()
+                errors.append(None)
+            except RuntimeError as e:
+                errors.append(str(e))
+        out[L.__name__] = (before, repr(b), errors)
+    assert out["wgrad"] == out["torch"] and out["torch"][2][0] is not None

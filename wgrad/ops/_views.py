@@ -54,15 +54,16 @@ class _Storage:
 
 
 class _ViewMeta:
-    __slots__ = ("chain", "bchain", "writable", "storage", "creation", "label")
+    __slots__ = ("chain", "bchain", "writable", "storage", "creation", "label", "version")
 
-    def __init__(self, chain, bchain, writable, storage, creation=0):
+    def __init__(self, chain, bchain, writable, storage, creation=0, version=0):
         self.chain = chain
         self.bchain = bchain
         self.writable = writable
         self.storage = storage
         self.creation = creation  # NOTE [View creation meta]
         self.label = None
+        self.version = version  # the version counter's value when the view was made
 
 
 # NOTE [View creation meta]
@@ -141,6 +142,21 @@ def check_view_inplace(t, requires_grad):
     raise RuntimeError(msg)
 
 
+def check_stale_view(t):
+    """torch's error when reading ``grad_fn`` (or ``requires_grad``) of a view made in
+    no_grad mode of a base that requires grad, after the view or its base changed in place
+    (NOTE [View creation meta]): torch would have to rebuild the view's history, and which
+    history is meant is ambiguous. ``repr`` shows such a view with ``grad_fn=<Invalid>``."""
+    m = t._view_meta
+    if m is None or m.creation != NO_GRAD or t._base is None or m.version == t._vc.v:
+        return
+    base = t._base
+    if base._requires_grad or base._grad_fn is not None:
+        raise RuntimeError("A view was created in no_grad mode and its base or another view "
+                           "of its base has been modified inplace with grad mode enabled. "
+                           + _GIVEN.format("no_grad"))
+
+
 def _link(src, out, ops, writable, view, counter=None):
     m = src._view_meta
     if m is None:
@@ -160,7 +176,7 @@ def _link(src, out, ops, writable, view, counter=None):
             out._base, bchain = src, ops
         creation = _new_creation(m.creation if src._base is not None else DEFAULT)
         out._is_inference = src._is_inference  # a view of a normal tensor stays normal
-    out._view_meta = _ViewMeta(chain, bchain, writable, st, creation)
+    out._view_meta = _ViewMeta(chain, bchain, writable, st, creation, out._vc.v)
     st.aliases.append(weakref.ref(out))
     if len(st.aliases) > st.cap:
         st.live()
