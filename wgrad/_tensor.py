@@ -200,6 +200,8 @@ class Tensor:
 
     @property
     def is_leaf(self):
+        if self._view_meta is not None:
+            _check_stale_view(self)
         return self._grad_fn is None
 
     @property
@@ -208,8 +210,6 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        if self._view_meta is not None:
-            _check_stale_view(self)
         return self._requires_grad or self._grad_fn is not None
 
     @requires_grad.setter

@@ -299,14 +299,13 @@ def test_no_grad_view_changed_in_place_has_an_invalid_history():
         a = L.ones(1, requires_grad=True)
         with L.no_grad():
             b = a[:]
-            before = repr(b)
             b *= 2
         errors = []
-        for read in (lambda: b.grad_fn, lambda: b.requires_grad):
+        for read in (lambda: b.grad_fn, lambda: b.is_leaf):
             try:
                 read()
                 errors.append(None)
             except RuntimeError as e:
                 errors.append(str(e))
-        out[L.__name__] = (before, repr(b), errors)
-    assert out["wgrad"] == out["torch"] and out["torch"][2][0] is not None
+        out[L.__name__] = (repr(b), errors)
+    assert out["wgrad"] == out["torch"] and out["torch"][1][0] is not None

@@ -143,7 +143,7 @@ def check_view_inplace(t, requires_grad):
 
 
 def check_stale_view(t):
-    """torch's error when reading ``grad_fn`` (or ``requires_grad``) of a view made in
+    """torch's error when reading ``grad_fn`` (or ``is_leaf``) of a view made in
     no_grad mode of a base that requires grad, after the view or its base changed in place
     (NOTE [View creation meta]): torch would have to rebuild the view's history, and which
     history is meant is ambiguous. ``repr`` shows such a view with ``grad_fn=<Invalid>``."""
