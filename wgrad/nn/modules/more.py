@@ -10,7 +10,7 @@ from .. import init
 from ..parameter import Parameter
 from .loss import _Loss, _WeightedLoss
 from .module import Module
-from .normalization import _BatchNorm
+from .normalization import _BatchNorm, affine_parameters, reset_affine
 
 __all__ = ["CELU", "ReLU6", "Hardshrink", "Softshrink", "Softmin", "CosineSimilarity",
            "PairwiseDistance", "GroupNorm", "RMSNorm", "InstanceNorm1d", "InstanceNorm2d",
@@ -163,22 +163,11 @@ class GroupNorm(Module):
                              f"({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = (num_groups, num_channels,
                                                                     eps, affine)
-        if affine:
-            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, affine, bias, (num_channels,), device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

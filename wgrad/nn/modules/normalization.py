@@ -10,6 +10,28 @@ from .module import Module
 __all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d"]
 
 
+def affine_parameters(module, affine, bias, shape, device, dtype):
+    """Register ``weight`` and ``bias`` of ``shape`` (or None) as torch's normalisation
+    layers do; ``reset_affine`` gives them their initial ones and zeros."""
+    if affine:
+        module.weight = Parameter(empty(*shape, device=device, dtype=dtype))
+        if bias:
+            module.bias = Parameter(empty(*shape, device=device, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def reset_affine(module):
+    """Weight ones and bias zeros, where the module has them."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """Normalise over the trailing ``normalized_shape`` dimensions, then scale and shift
     (weight ones, bias zeros).
@@ -30,23 +52,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(*self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(*self.normalized_shape, device=device,
-                                            dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, elementwise_affine, bias, self.normalized_shape, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
