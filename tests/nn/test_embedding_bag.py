@@ -16,6 +16,7 @@ CASES = {
     "mean-offsets": dict(input=IDX, offsets=[0, 3, 3, 6]),
     "sum-psw": dict(input=IDX, offsets=[0, 2, 5], mode="sum", psw=True),
     "max-offsets": dict(input=IDX, offsets=[0, 3, 3, 6], mode="max"),
+    "max-ties": dict(input=[1, 0, 2, 2, 5], offsets=[0, 3], mode="max", tied=True),
     "2d-mean-padding": dict(input=[[1, 2, 2, 4], [2, 2, 2, 2], [5, 0, 3, 1]], padding_idx=2),
     "2d-max-padding": dict(input=[[1, 2, 0], [2, 2, 2]], mode="max", padding_idx=-4),
     "include-last-offset": dict(input=IDX, offsets=[0, 2, 5, 7], mode="sum",
@@ -24,14 +25,18 @@ CASES = {
 }
 
 
-def _run(L, F, input, offsets=None, psw=False, **kw):
-    w = L.tensor(W, requires_grad=True)
+def _run(L, F, input, offsets=None, psw=False, tied=False, **kw):
+    # tied: rows 0, 1, 2 share values per column, so a bag's maximum is reached twice and
+    # its gradient must go to the first row that reaches it, as torch's
+    table = np.vstack([[1.0, 5.0, 2.0], [1.0, 2.0, 2.0], [3.0, 5.0, 0.5], W[3:]]) if tied \
+        else W
+    w = L.tensor(table, requires_grad=True)
     x = L.tensor(input)
     p = L.tensor(np.linspace(0.5, 2, x.numel()).reshape(tuple(x.shape)),
                  requires_grad=True) if psw else None
     off = None if offsets is None else L.tensor(offsets)
     if kw.get("max_norm") is not None:  # renormalises the weight in place: on a copy
-        w = L.tensor(W).requires_grad_()
+        w = L.tensor(table).requires_grad_()
     out = F.embedding_bag(x, w, off, per_sample_weights=p, **kw)
     proj = L.tensor(np.random.default_rng(1).standard_normal(tuple(out.shape)))
     grads = L.autograd.grad((out * proj).sum(), [w] + ([p] if psw else []))

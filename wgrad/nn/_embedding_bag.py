@@ -5,16 +5,21 @@ A composite of wgrad ops: the bag of each index and the entries to drop (``paddi
 which torch excludes from the reduction, not only from the gradient) are worked out on the
 host from the integer input and offsets; the kept rows are looked up with ``embedding``
 (``max_norm``), weighted by ``per_sample_weights`` and reduced per
-bag with ``index_add`` (sum, mean) or ``scatter_reduce`` 'amax' (max). An empty bag is zeros.
+bag with ``index_add`` (sum, mean), or gathered from each bag's first maximal row (max: the
+gradient goes where torch's ``max_indices`` send it, not split between ties). An empty bag
+is zeros.
 """
 import warnings
 
 import numpy as np
 
 from .. import _dtype as D
-from .._creation import tensor, zeros
+from .._autograd.grad_mode import no_grad
+from .._creation import arange, full, tensor, zeros
 from .._tensor import Tensor
+from ..ops.elementwise import where
 from ..ops.layer import embedding
+from ..ops.shape import cat
 
 __all__ = ["embedding_bag"]
 
@@ -111,13 +116,26 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         rows = rows * per_sample_weights[kept].unsqueeze(1).to(rows.dtype)
     seg = tensor(bags[keep])
     if mode == "max":
-        index = seg.unsqueeze(1).expand(rows.shape[0], rows.shape[1])
-        return out.scatter_reduce(0, index, rows, "amax", include_self=False)
+        return _bag_max(rows, seg, out)
     total = out.index_add(0, seg, rows)
     if mode == "sum":
         return total
     counts = np.bincount(bags[keep], minlength=nbags).astype(np.float64)
     return total / tensor(np.maximum(counts, 1)[:, None], dtype=total.dtype)
+
+
+def _bag_max(rows, seg, out):
+    """Each bag's maximum per dim, its gradient going to the first row that reaches it,
+    as torch's ``max_indices`` (scatter_reduce 'amax' would split it between ties)."""
+    k, d = rows.shape
+    index = seg.unsqueeze(1).expand(k, d)
+    with no_grad():
+        best = out.scatter_reduce(0, index, rows, "amax", include_self=False)
+        at = arange(k).unsqueeze(1).expand(k, d)
+        first = where(rows == best[seg], at, k)
+        winner = full(out.shape, k, dtype=at.dtype).scatter_reduce(0, index, first, "amin")
+    padded = cat([rows, zeros(1, d, dtype=rows.dtype, device=rows.device)])  # empty bag: 0
+    return padded.gather(0, winner)
 
 
 def _bags(offsets, n, include_last_offset):
