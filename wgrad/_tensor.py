@@ -617,10 +617,11 @@ def _repr(t):
     except Exception:  # a tracer
         return f"tensor({t._data!r})"
     try:
-        _check_stale_view(t)
-        name = t._grad_fn.name() if t._grad_fn is not None else None
-    except RuntimeError:  # torch prints such a view's history as invalid
+        fn = t.grad_fn
+    except RuntimeError:  # a stale no_grad view: torch prints its history as invalid
         name = "Invalid"
+    else:
+        name = fn.name() if fn is not None else None
     dev = t.device
     s = _tensor_str.tensor_repr(a, t.dtype, name, t._requires_grad,
                                 None if dev.type == "cpu" else str(dev))
