@@ -73,3 +73,11 @@ BAD = {
 @pytest.mark.parametrize("case", list(BAD))
 def test_errors_as_torch(case):
     assert _error(wgrad, WF, BAD[case]) == _error(torch, TF, BAD[case]) is not None
+
+
+def test_integer_lengths_raise_a_type_error_as_torch():
+    # torch lists its overloads after this prefix; wgrad names what it expects instead
+    prefix = "ctc_loss() received an invalid combination of arguments - got"
+    for L, F in ((wgrad, WF), (torch, TF)):
+        with pytest.raises(TypeError, match=prefix.replace("(", r"\(").replace(")", r"\)")):
+            F.ctc_loss(L.tensor(X[:, 0]).log_softmax(-1), L.tensor([1, 2]), 7, 2)

@@ -74,6 +74,10 @@ BAD = {
     "float input": lambda L, F: F.embedding_bag(L.tensor([1., 2.]), L.ones(6, 3),
                                                 L.tensor([0])),
     "3-D input": lambda L, F: F.embedding_bag(L.tensor([[[1]]]), L.ones(6, 3)),
+    "1-D weight": lambda L, F: F.embedding_bag(L.tensor([1, 2]), L.ones(6), L.tensor([0])),
+    "complex weight": lambda L, F: F.embedding_bag(L.tensor([1, 2]),
+                                                   L.ones(6, 3, dtype=L.complex64),
+                                                   L.tensor([0])),
     "module padding_idx": lambda L, F: L.nn.EmbeddingBag(6, 3, padding_idx=6),
 }
 
