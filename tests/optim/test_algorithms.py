@@ -113,3 +113,25 @@ def test_param_groups_trajectory_matches_torch(name):
         return [p.detach().numpy() for p in ps]
     for a, b in zip(run(wgrad), run(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,n,shapes", [("Adam", 36, 1), ("SGD", 140, 2)])
+def test_large_group_in_chunks_matches_torch(name, n, shapes):
+    """A group larger than one program (NOTE [Chunked groups]): parameters of mixed kinds
+    (real and complex, interleaved; SGD two shapes) are chunked by kind and still follow
+    torch's trajectories, each parameter its own."""
+    rng = np.random.default_rng(5)
+    init = [rng.standard_normal(2 + i % shapes) * (1 + 1j if i % 3 == 0 else 1)
+            for i in range(n)]
+    opts = dict(lr=0.05, momentum=0.9) if name == "SGD" else dict(lr=0.05)
+
+    def run(lib):
+        ps = [lib.tensor(a, requires_grad=True) for a in init]
+        opt = getattr(lib.optim, name)(ps, **opts)
+        for _ in range(3):
+            opt.zero_grad()
+            sum(((p - k) * (p - k).conj()).real.sum() for k, p in enumerate(ps)).backward()
+            opt.step()
+        return [p.detach().numpy() for p in ps]
+    for a, b in zip(run(wgrad), run(torch)):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

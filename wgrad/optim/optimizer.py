@@ -102,7 +102,10 @@ def _assign(t, new):
     """Write the array ``new`` into the Tensor ``t`` as an in-place update under no_grad
     does: the same object, its version counter bumped, views/aliases re-read
     (NOTE [In-place ops], NOTE [Views])."""
-    _write(t, new)
+    if t._view_meta is None:  # the common case, inline
+        t._data = new
+    else:
+        _write(t, new)
     t._vc.v += 1
 
 
@@ -414,21 +417,23 @@ class Optimizer:
             raise RuntimeError(f"wgrad.optim.{type(self).__name__}: differentiable=True is not "
                                "supported (the update runs as one XLA computation outside "
                                "the autograd graph)")
-        params, states = [], []
+        # (one pass, written for speed: it runs per parameter per step)
+        params, states, ps, gs, ss = [], [], [], [], []
+        state = self.state
         for p in group["params"]:
-            if p._grad is None:
+            g = p._grad
+            if g is None:
                 continue
-            st = self.state[p]
+            st = state[p]
             if not st:
                 self._init_state(p, st, group)
             params.append(p)
             states.append(st)
+            ps.append(p._data)
+            gs.append(g._data)
+            ss.append({k: v._data for k, v in st.items() if isinstance(v, Tensor)})
         if not params:
             return
-        ps = [p._data for p in params]
-        gs = [p._grad._data for p in params]
-        ss = [{k: (v._data if isinstance(v, Tensor) else v) for k, v in st.items()
-               if isinstance(v, Tensor)} for st in states]
         # NOTE [Python scalars as device constants]: lr, betas, eps... without a transfer
         hyper = {k: device_constant(v) for k, v in self._hyper(group).items()}
         new_ps, new_ss = F.group_update(self._rule, self._static(group), hyper, ps, gs, ss)
