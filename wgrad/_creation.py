@@ -363,7 +363,9 @@ def _like(fn):
              **kw):
         t = fn(tuple(input.shape), dtype=dtype or input.dtype,
                device=_same_device(input, device), requires_grad=requires_grad, **kw)
-        sh = None if device is not None else _spread_sharding(input._data)
+        # raw: a pending input is not forced (it has no sharding: segments run on the
+        # default device, NOTE [Lazy segments])
+        sh = None if device is not None else _spread_sharding(_raw_data(input))
         if sh is not None:  # sharded over several devices: the result is laid out the same
             t._data = jax.device_put(t._data, sh)
         return t

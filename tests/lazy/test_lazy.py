@@ -181,6 +181,17 @@ def test_leaving_the_block_and_backward_flush():
     np.testing.assert_allclose(z.detach().numpy(), 2 * np.sin(2.0) * np.ones(3))
 
 
+def test_like_constructors_do_not_flush():
+    x = wgrad.ones(3, dtype=wgrad.float64)
+    with wgrad.lazy():
+        y = x * 2
+        for like in (wgrad.ones_like, wgrad.zeros_like, wgrad.empty_like):
+            z = like(y)
+            assert z.shape == (3,) and z.dtype is wgrad.float64
+        assert _pending(y)  # backward()'s ones_like(loss) used to run the forward early
+    np.testing.assert_array_equal(y.numpy(), np.full(3, 2.0))
+
+
 def test_size_cap_flushes_and_a_loop_hits_the_cache():
     x = wgrad.ones(4, dtype=wgrad.float64)
     with wgrad.lazy():

@@ -32,7 +32,9 @@
 # A loop body that repeats records the same structure each time and hits the cache.
 #
 # When a segment flushes: a value is read (above); the segment reaches CAP calls; the
-# outermost ``lazy()`` block exits; ``backward()`` returns (its gradients are then
+# outermost ``lazy()`` block exits; ``backward()`` starts (XLA runs the forward while
+# the backward is recorded: a phase-retrieval step 0.296 against 0.314 ms as one
+# segment, medians of 15 interleaved rounds) and returns (its gradients are then
 # concrete); ``flush()``. Ops that run eagerly instead (their inputs are forced first):
 # views and in-place ops (they read their input's array: version counters, storage and
 # CopySlices keep their eager semantics), ``jit=False`` primitives (device moves),
