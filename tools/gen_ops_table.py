@@ -251,6 +251,9 @@ EXAMPLES = {
     "instance_norm": Ex((1, 2, 2)),
     "rms_norm": Ex(S, (2,), call=lambda f, x, w: f(x, (2,), w)),
     "scaled_dot_product_attention": Ex(S, S, S),
+    "multi_head_attention_forward": Ex(
+        (2, 1, 2), (6, 2), S, call=lambda f, x, w, ow: f(
+            x, x, x, 2, 1, w, None, None, None, False, 0.0, ow, None, need_weights=False)[0]),
     "gaussian_nll_loss": Ex(S, S, S),
     **{n: Ex(S, S, S) for n in ("margin_ranking_loss", "cosine_embedding_loss",
                                 "triplet_margin_loss")},

@@ -264,6 +264,9 @@ from ._sampling import *  # noqa: E402,F401,F403
 from ._ctc import *  # noqa: E402,F401,F403
 from ._embedding_bag import *  # noqa: E402,F401,F403
 from ._extra import *  # noqa: E402,F401,F403
-from . import _ctc, _embedding_bag, _extra, _interpolation, _pooling, _sampling  # noqa: E402
+from ._attention import *  # noqa: E402,F401,F403
+from ._attention import _canonical_mask, _none_or_dtype  # noqa: E402,F401
+from . import _attention, _ctc, _embedding_bag, _extra, _interpolation, _pooling  # noqa: E402
+from . import _sampling  # noqa: E402
 __all__ += (_pooling.__all__ + _interpolation.__all__ + _extra.__all__  # noqa: PLE0605
-            + _sampling.__all__ + _ctc.__all__ + _embedding_bag.__all__)
+            + _sampling.__all__ + _ctc.__all__ + _embedding_bag.__all__ + _attention.__all__)
