@@ -251,6 +251,11 @@ EXAMPLES = {
     "instance_norm": Ex((1, 2, 2)),
     "rms_norm": Ex(S, (2,), call=lambda f, x, w: f(x, (2,), w)),
     "scaled_dot_product_attention": Ex(S, S, S),
+    "local_response_norm": Ex((1, 3, 2), call=lambda f, x: f(x, 2)),
+    "channel_shuffle": Ex((1, 4, 1), call=lambda f, x: f(x, 2)),
+    "multi_margin_loss": Ex(S, call=lambda f, x: f(x, _i(0, 1))),
+    "multilabel_margin_loss": Ex(S, call=lambda f, x: f(x, wgrad.tensor([[1, -1], [0, 1]]))),
+    "triplet_margin_with_distance_loss": Ex(S, S, S),
     "multi_head_attention_forward": Ex(
         (2, 1, 2), (6, 2), S, call=lambda f, x, w, ow: f(
             x, x, x, 2, 1, w, None, None, None, False, 0.0, ow, None, need_weights=False)[0]),

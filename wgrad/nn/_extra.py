@@ -1,6 +1,8 @@
 """More of ``torch.nn.functional``: prelu, rrelu, hardswish, hardsigmoid, softsign,
-tanhshrink, threshold, glu, logsigmoid, gumbel_softmax, and the channel dropouts
-(dropout1d/2d/3d, alpha_dropout, feature_alpha_dropout).
+tanhshrink, threshold, glu, logsigmoid, gumbel_softmax, the channel dropouts
+(dropout1d/2d/3d, alpha_dropout, feature_alpha_dropout), local_response_norm,
+channel_shuffle and the margin losses (multi_margin_loss, multilabel_margin_loss,
+triplet_margin_with_distance_loss).
 
 All are composites of wgrad ops, so they need no formulas of their own. The piecewise ones
 are written with ``where`` so that the gradient at a breakpoint is torch's: the branch that
@@ -16,7 +18,9 @@ from ..ops.inplace import _apply
 __all__ = ["prelu", "rrelu", "rrelu_", "hardswish", "hardsigmoid", "softsign", "tanhshrink",
            "threshold", "threshold_", "glu", "logsigmoid", "gumbel_softmax", "dropout1d",
            "dropout2d",
-           "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
+           "dropout3d", "alpha_dropout", "feature_alpha_dropout", "local_response_norm",
+           "channel_shuffle", "multi_margin_loss", "multilabel_margin_loss",
+           "triplet_margin_with_distance_loss"]
 
 
 def _inplace(fn, input, inplace):
@@ -358,3 +362,191 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     True
     """
     return _dropout(input, p, training, inplace, True, True)
+
+
+# -- normalisation, shuffling, margin losses ---------------------------------------------
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Each value divided by ``(k + alpha * mean of squares over size neighbouring
+    channels) ** beta`` (channels on dim 1, zero-padded at the ends).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.ones(1, 3, 2)
+    >>> wgrad.nn.functional.local_response_norm(x, 2, alpha=1.0, k=1.0)[0, :, 0]
+    tensor([0.7378, 0.5946, 0.5946])
+    """
+    from .functional import avg_pool2d, avg_pool3d, pad
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError("Expected 3D or higher dimensionality                          "
+                         f"input (got {dim} dimensions)")
+    _real_only("avg_pool2d", input)  # torch's pooling takes no complex input here
+    if input.numel() == 0:
+        return input
+    div = input * input
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = tuple(input.shape)
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).reshape(sizes)
+    return input / (div * alpha + k) ** beta
+
+
+def channel_shuffle(input, groups):
+    """Channels (dim 1) regrouped: ``(N, g * c, ...)`` read as ``(N, g, c, ...)`` and
+    transposed to ``(N, c, g, ...)``.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.channel_shuffle(wgrad.arange(4.).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value "
+                           f"of groups:{groups}")
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    shape = tuple(input.shape)
+    out = input.reshape((shape[0], groups, c // groups) + shape[2:]).transpose(1, 2)
+    return out.reshape(shape)
+
+
+def _margin_inputs(input):
+    """``input`` as ``(N, C)``; torch's check of its rank."""
+    dim = input.dim()
+    if not ((dim <= 1 and input.numel() > 0) or (dim == 2 and input.shape[1] > 0)):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+    return input.reshape(1, -1) if dim <= 1 else input
+
+
+def _hinge(z, p=1):
+    """``max(z, 0) ** p`` with torch's kernels' gradient: zero where ``z == 0``."""
+    h = where(z > 0, z, _creation.zeros((), dtype=z.dtype))
+    return h * h if p == 2 else h
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    """The multi-class hinge loss: per sample, the mean over classes ``i != y`` of
+    ``max(0, margin - x[y] + x[i]) ** p`` (times ``weight[y]``).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> wgrad.nn.functional.multi_margin_loss(x, wgrad.tensor([3]))
+    tensor(0.3250)
+    """
+    from ..ops.loss import _check_reduction, _concrete, _legacy_reduction, _reduce
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    _real_only("multi_margin_loss_cpu_kernel", input)
+    x = _margin_inputs(input)
+    n, c = x.shape
+    if target.dim() > 1 or target.numel() != n:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{n}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    t = target.reshape(n, 1)
+    if _concrete(target) and n and bool(((t < 0) | (t >= c)).any()):
+        raise RuntimeError("target out of range")
+    x_y = x.gather(1, t)
+    cls = _creation.arange(c).reshape(1, c)
+    h = _hinge(margin - x_y + x, p) * (cls != t).to(x.dtype)
+    if weight is not None:
+        h = h * weight[t.reshape(n)].reshape(n, 1)
+    loss = h.sum(1) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(tuple(target.shape))
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """The multi-label hinge loss: per sample, the sum over its target classes ``j`` (the
+    entries of ``target`` before the first -1) and other classes ``i`` of
+    ``max(0, 1 - (x[j] - x[i]))``, divided by the number of classes.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> x = wgrad.tensor([[0.1, 0.2, 0.4, 0.8]])
+    >>> wgrad.nn.functional.multilabel_margin_loss(x, wgrad.tensor([[3, 0, -1, 1]]))
+    tensor(0.8500)
+    """
+    from ..ops.loss import _check_reduction, _concrete, _legacy_reduction, _reduce
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    _real_only("multilabel_margin_loss_forward_out_frame", input)
+    x = _margin_inputs(input)
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
+                           f"size: {list(input.shape)}")
+    n, c = x.shape
+    t = target.reshape(n, c)
+    valid = (t == -1).to(_dtype_int()).cumsum(1) == 0  # before the first -1
+    if _concrete(target) and t.numel() and bool((valid & ((t < 0) | (t >= c))).any()):
+        raise RuntimeError("argument #2 'target' is out of range")
+    idx = where(valid, t, _creation.zeros((), dtype=t.dtype))
+    cls = _creation.arange(c).reshape(1, 1, c)
+    is_target = ((idx.unsqueeze(2) == cls) & valid.unsqueeze(2)).any(1)  # (n, c)
+    x_y = x.gather(1, idx)  # (n, c): x at each listed target
+    h = _hinge(1 - x_y.unsqueeze(2) + x.unsqueeze(1))  # [n, j, i]
+    keep = valid.unsqueeze(2) & is_target.logical_not().unsqueeze(1)
+    loss = (h * keep.to(x.dtype)).sum((1, 2)) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+def _dtype_int():
+    from .. import _dtype
+    return _dtype.int64 if _dtype.X64_ENABLED else _dtype.int32
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """``max(0, margin + d(a, p) - d(a, n))`` with any distance (default
+    ``pairwise_distance``); ``swap`` uses ``min(d(a, n), d(p, n))``.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> a, q = wgrad.tensor([[0., 0.]]), wgrad.tensor([[3., 4.]])
+    >>> dist = lambda u, v: (u - v).abs().sum(-1)
+    >>> wgrad.nn.functional.triplet_margin_with_distance_loss(a, a, q, distance_function=dist)
+    tensor(0.)
+    """
+    from ..ops.elementwise import clamp, minimum
+    from ..ops.layer import pairwise_distance
+    from ..ops.loss import _check_reduction, _reduce
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs")
+    d = distance_function if distance_function is not None else pairwise_distance
+    d_pos = d(anchor, positive)
+    d_neg = d(anchor, negative)
+    if swap:
+        d_neg = minimum(d_neg, d(positive, negative))
+    return _reduce(clamp(margin + d_pos - d_neg, min=0), reduction)

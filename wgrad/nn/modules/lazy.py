@@ -1,6 +1,6 @@
 """Lazy modules: layers whose input size is inferred from the first input (torch's
 ``LazyModuleMixin``, ``LazyLinear``, ``LazyConv*``, ``LazyConvTranspose*``,
-``LazyBatchNorm*``).
+``LazyBatchNorm*``, ``LazyInstanceNorm*``).
 
 # NOTE [Lazy modules]
 # A lazy module holds UninitializedParameters (and UninitializedBuffers) until its first
@@ -20,11 +20,13 @@ from ..._creation import tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
+from .more import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, _InstanceNorm
 from .normalization import BatchNorm1d, BatchNorm2d, _BatchNorm
 
 __all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
            "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
-           "LazyBatchNorm1d", "LazyBatchNorm2d"]
+           "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class LazyModuleMixin:
@@ -231,3 +233,31 @@ class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
     """A ``BatchNorm2d`` whose ``num_features`` is ``input.size(1)`` of its first input."""
 
     cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
+    """A ``BatchNorm3d`` whose ``num_features`` is ``input.size(1)`` of its first input."""
+
+    cls_to_become = BatchNorm3d
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """An ``InstanceNorm1d`` whose ``num_features`` is ``input.size(1)`` of its first input
+    (torch's defaults: ``affine`` and ``track_running_stats`` True)."""
+
+    _dims = InstanceNorm1d._dims
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """An ``InstanceNorm2d`` whose ``num_features`` is ``input.size(1)`` of its first input."""
+
+    _dims = InstanceNorm2d._dims
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """An ``InstanceNorm3d`` whose ``num_features`` is ``input.size(1)`` of its first input."""
+
+    _dims = InstanceNorm3d._dims
+    cls_to_become = InstanceNorm3d

@@ -16,7 +16,9 @@ __all__ = ["CELU", "ReLU6", "Hardshrink", "Softshrink", "Softmin", "CosineSimila
            "PairwiseDistance", "GroupNorm", "RMSNorm", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "BatchNorm3d", "CosineEmbeddingLoss", "GaussianNLLLoss",
            "HingeEmbeddingLoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss",
-           "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss"]
+           "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "LocalResponseNorm",
+           "ChannelShuffle", "MultiMarginLoss", "MultiLabelMarginLoss",
+           "TripletMarginWithDistanceLoss"]
 
 
 # -- activations and distances ------------------------------------------------------------
@@ -349,3 +351,78 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """The multi-class hinge loss (``F.multi_margin_loss``), ``p`` 1 or 2."""
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                             f"{weight.dim()}D instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """The multi-label hinge loss (``F.multilabel_margin_loss``)."""
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with any distance (a ``PairwiseDistance``
+    by default)."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
+        self.distance_function = distance_function if distance_function is not None \
+            else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+# -- normalisation and shuffling --------------------------------------------------------------
+
+class LocalResponseNorm(Module):
+    """Normalisation over ``size`` neighbouring channels (``F.local_response_norm``)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class ChannelShuffle(Module):
+    """Shuffles the channels of ``(N, C, ...)`` input in ``groups`` groups
+    (``F.channel_shuffle``)."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"
