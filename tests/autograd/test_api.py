@@ -270,3 +270,19 @@ def test_nonleaf_grad_access_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert y.grad is None
+
+
+def test_hook_on_an_output_without_gradient_is_called_with_none():
+    """A multi-output node that runs calls the hooks of an output that got no gradient,
+    with None (torch wraps the undefined gradient as None)."""
+    torch = pytest.importorskip("torch")
+    got = {}
+    for lib in (torch, wgrad):
+        a = lib.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=lib.float64, requires_grad=True)
+        vals, vecs = lib.linalg.eigh(a)
+        seen = []
+        vecs.register_hook(lambda g: seen.append(None if g is None else "tensor"))
+        vals.register_hook(lambda g: seen.append(None if g is None else "tensor"))
+        vals.sum().backward()
+        got[lib.__name__] = seen
+    assert got["wgrad"] == got["torch"] == [None, "tensor"]

@@ -1,5 +1,6 @@
 """gradcheck / gradgradcheck: they accept correct formulas and reject wrong ones, for
 real and complex inputs and outputs, in slow and fast mode."""
+import warnings
 import numpy as np
 import pytest
 
@@ -140,3 +141,38 @@ def test_gradcheck_reports_match_torch(case, fast_mode):
     if fast_mode and case in ("shape", "dtype"):  # which side grew depends on the random u
         got, want = [(o[0], o[1].split("but got")[0]) for o in (got, want)]
     assert got == want
+
+
+def test_deprecated_jacobian_helpers_match_torch():
+    """torch.autograd.gradcheck's deprecated get_numerical_jacobian /
+    get_analytical_jacobian: the same Jacobians (complex inputs too), flags, warnings and
+    errors."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a0, z0 = rng.standard_normal((2, 2)), rng.standard_normal(3) + 1j * rng.standard_normal(3)
+    res = {}
+    for lib in (torch, wgrad):
+        gc = __import__(f"{lib.__name__}.autograd.gradcheck", fromlist=["x"])
+        a = lib.tensor(a0, requires_grad=True)
+        z = lib.tensor(z0, requires_grad=True)
+
+        def fn(inputs):
+            x, w = inputs
+            return (x.sin() * 2).sum(0).repeat(2) + (w * w.conj()).real.sum(), x
+
+        with pytest.warns(FutureWarning, match="get_numerical_jacobian` was part of PyTorch"):
+            num = gc.get_numerical_jacobian(fn, (a, z), eps=1e-6)
+        out = fn((a, z))[0]
+        with pytest.warns(FutureWarning, match="get_analytical_jacobian` was part of PyTorch"):
+            ana, reentrant, sizes_ok, types_ok = gc.get_analytical_jacobian((a, z), out)
+        with pytest.raises(ValueError, match="Expected grad_out to be 1.0"), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gc.get_analytical_jacobian((a,), out, grad_out=2.0)
+        res[lib.__name__] = ([j.detach().numpy() for j in num],
+                             [j.detach().numpy() for j in ana], reentrant, sizes_ok, types_ok)
+    (tn, ta, *tf), (wn, wa, *wf) = res["torch"], res["wgrad"]
+    assert tf == wf == [True, True, True]
+    for x, y in zip(tn + ta, wn + wa):
+        assert x.shape == y.shape and x.dtype == y.dtype
+        np.testing.assert_allclose(y, x, rtol=1e-6, atol=1e-8)

@@ -133,9 +133,9 @@ class Node:
         """Tensor pre-hooks, retains_grad hooks, then node pre-hooks, in torch's order."""
         if self._tensor_pre_hooks:
             for nr, d in self._tensor_pre_hooks.items():
+                # an output that got no gradient still has its hooks called, with None
+                # (torch wraps the undefined tensor as None)
                 for hook in list(d.values()):
-                    if grads[nr] is None:
-                        break
                     r = hook(grads[nr])
                     if r is not None:
                         grads[nr] = _check_tensor_hook_result(r)

@@ -384,3 +384,94 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     return gradcheck(new_func, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception, nondet_tol=nondet_tol,
                      check_grad_dtypes=check_grad_dtypes, fast_mode=fast_mode)
+
+
+# -- torch's deprecated Jacobian helpers ---------------------------------------------------
+
+_DEPRECATED = ("`{}` was part of PyTorch's private API and not meant to be exposed. We are "
+               "deprecating it and it will be removed in a future version of PyTorch. If you "
+               "have a specific use for this or feature request for this to be a stable API, "
+               "please file us an issue at https://github.com/pytorch/pytorch/issues/new")
+
+
+def _check_grad_out_and_output(name, grad_out, outputs):
+    if grad_out != 1.0:
+        raise ValueError(f"Expected grad_out to be 1.0. {name} no longer supports values of "
+                         "grad_out != 1.0.")
+    if any(_is_tensor(o) and o.is_complex() for o in outputs):
+        raise ValueError(f"Expected output to be non-complex. {name} no longer supports "
+                         "functions that return complex outputs.")
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """Deprecated, as in torch: the central-difference Jacobian of the first output of
+    ``fn(inputs)`` (``fn`` takes the tuple) with respect to each tensor of ``target``
+    (default ``inputs``) that requires grad, as ``(target.numel(), output.numel())``; a
+    complex target's column is ``ds/dx + 1j * ds/dy``. ``target`` is perturbed in place, so
+    it need not be one of ``inputs``."""
+    from ..ops._views import _write
+    if grad_out != 1.0:
+        _check_grad_out_and_output("get_numerical_jacobian", grad_out, ())
+    warnings.warn(_DEPRECATED.format("get_numerical_jacobian"), FutureWarning, stacklevel=2)
+    inputs = _as_tuple(inputs)
+    out = _as_tuple(fn(inputs))
+    _check_grad_out_and_output("get_numerical_jacobian", grad_out, out)
+    jacobians = []
+    for t in (inputs if target is None else _as_tuple(target)):
+        if not (_is_tensor(t) and t.requires_grad):
+            continue
+        x0 = t._data
+        flat = np.asarray(x0).reshape(-1)
+        cols = []
+        for j in range(flat.size):
+            col = 0
+            for step in ((1.0, 1j) if t.is_complex() else (1.0,)):
+                sides = []
+                for s in (eps, -eps):
+                    e = flat.copy()
+                    e[j] += s * step
+                    _write(t, jnp.asarray(e.reshape(x0.shape), x0.dtype))
+                    try:
+                        sides.append(_to_np(_as_tuple(fn(inputs))[0]).reshape(-1))
+                    finally:
+                        _write(t, x0)
+                col = col + step * (sides[0] - sides[1]) / (2 * eps)
+            cols.append(col)
+        jac = np.stack(cols) if cols else np.zeros((0, out[0].numel()))
+        jacobians.append(tensor(jac, dtype=t.dtype if t.is_complex() else out[0].dtype))
+    return tuple(jacobians)
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """Deprecated, as in torch: ``(jacobians, reentrant, correct_grad_sizes,
+    correct_grad_types)``, one ``(input.numel(), output.numel())`` Jacobian per input that
+    requires grad, from one backward per output element, computed twice to check that
+    backward is reentrant within ``nondet_tol``."""
+    warnings.warn(_DEPRECATED.format("get_analytical_jacobian"), FutureWarning, stacklevel=2)
+    _check_grad_out_and_output("get_analytical_jacobian", grad_out, (output,))
+    diff = [t for t in _as_tuple(inputs) if _is_tensor(t) and t.requires_grad]
+    n_out = output.numel()
+    sizes_ok = types_ok = True
+    runs = []
+    for _ in range(2):
+        cols = [np.zeros((t.numel(), n_out), np.complex128 if t.is_complex() else
+                         np.float64) for t in diff]
+        for j in range(n_out):
+            e = np.zeros(n_out)
+            e[j] = 1.0
+            gs = grad(output, diff, tensor(e.reshape(tuple(output.shape)), dtype=output.dtype),
+                      retain_graph=True, allow_unused=True)
+            for c, t, g in zip(cols, diff, gs):
+                if g is None:
+                    continue
+                if tuple(g.shape) != tuple(t.shape):
+                    sizes_ok = False
+                elif g.dtype is not t.dtype:
+                    types_ok = False
+                if g.numel() == t.numel():
+                    c[:, j] = _to_np(g).reshape(-1)
+        runs.append(cols)
+    reentrant = all(np.max(np.abs(a - b), initial=0.0) <= nondet_tol
+                    for a, b in zip(*runs))
+    jacobians = tuple(tensor(c, dtype=t.dtype) for c, t in zip(runs[0], diff))
+    return jacobians, reentrant, sizes_ok, types_ok
