@@ -176,3 +176,48 @@ def test_deprecated_jacobian_helpers_match_torch():
     for x, y in zip(tn + ta, wn + wa):
         assert x.shape == y.shape and x.dtype == y.dtype
         np.testing.assert_allclose(y, x, rtol=1e-6, atol=1e-8)
+
+
+def test_undefined_output_gradients_are_checked_as_torch():
+    """check_undefined_grad (on by default): backward must run with undefined output
+    gradients (a hook receives None) and give undefined or zero input gradients; and
+    zero output gradients must give zero input gradients."""
+    torch = pytest.importorskip("torch")
+    for lib in (torch, wgrad):
+        def hooked(x):
+            def hook(g):
+                if g is None:
+                    raise RuntimeError("x is undefined")
+            y = x.clone()
+            y.register_hook(hook)
+            return y
+
+        class OnesIfUndefined(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_materialize_grads(False)
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, g):
+                return lib.ones(1, dtype=lib.float64) if g is None else g
+
+        class Leaky(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, g):
+                return g + 1  # not zero for a zero gradient
+
+        x = lib.ones(1, dtype=lib.float64, requires_grad=True)
+        for fn, match in ((hooked, "Expected backward function to handle undefined output"),
+                          (OnesIfUndefined.apply,
+                           "Expected all input grads to be undefined or zero")):
+            with pytest.warns(UserWarning, match="New undefined gradient support checking"):
+                with pytest.raises(RuntimeError, match=match):
+                    lib.autograd.gradcheck(fn, (x,))
+            assert lib.autograd.gradcheck(fn, (x,), check_undefined_grad=False)
+        with pytest.raises(RuntimeError, match="backward not multiplied by grad_output"):
+            lib.autograd.gradcheck(Leaky.apply, (x,), atol=2)

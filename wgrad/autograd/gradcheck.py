@@ -21,7 +21,9 @@ from .._creation import tensor, zeros_like
 from ..ops import _lazy, stack
 from .._tensor import Tensor
 from . import forward_ad as _fwad
-from . import grad
+from . import _input_edges, _root_edges, grad
+from .._autograd.engine import get_default_engine
+from ..ops._views import _write
 
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -141,6 +143,10 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         if check_forward_ad:
             _forward_gradcheck(func, inputs, diff_in, eps=eps, atol=atol, rtol=rtol,
                                fast_mode=fast_mode)
+        if check_backward_ad:
+            _check_mul_by_grad_output(outputs, inputs, diff_in)
+        if check_backward_ad and check_undefined_grad:
+            _check_undefined_grad(outputs, inputs, diff_in)
     except GradcheckError:
         if raise_exception:
             raise
@@ -172,6 +178,74 @@ def _check_no_differentiable_outputs(func, inputs, diff_in, eps, atol, rtol, rai
                 return _fail("Numerical gradient for function expected to be zero",
                              raise_exception)
     return True
+
+
+_UNDEFINED_NOTE = ("Please look at \"Notes about undefined output gradients\" in "
+                   "\"tools/autograd/derivatives.yaml\"")
+
+
+def _zero_grad_backward(outputs, inputs, diff_in, undefined=None):
+    """The input gradients for zero output gradients (None where ``undefined``), through
+    the engine over the retained graph of ``outputs`` (host-made zeros: no kernel to
+    compile per shape)."""
+    outs = [o for o in outputs if _is_tensor(o) and o.requires_grad]
+    zeros = [tensor(np.zeros(tuple(o.shape)), dtype=o.dtype) for o in outs]
+    roots, grads = _root_edges(outs, zeros)
+    if undefined is not None:
+        grads = [None if u else g for u, g in zip(undefined, grads)]
+    _lazy.flush()
+    return get_default_engine().execute(roots, grads, True, False,
+                                        _input_edges([inputs[i] for i in diff_in]),
+                                        accumulate_grad=False)
+
+
+def _check_mul_by_grad_output(outputs, inputs, diff_in):
+    """torch's check that backward is multiplied by grad_output: zero output gradients
+    give zero input gradients, of the input's dtype and size."""
+    if not diff_in:
+        return
+    gs = _zero_grad_backward(outputs, inputs, diff_in)
+    for g, i in zip(gs, diff_in):
+        if g is None:
+            continue
+        if np.any(_to_np(g) != 0):
+            raise GradcheckError("backward not multiplied by grad_output")
+        if g.dtype is not inputs[i].dtype:
+            raise GradcheckError("grad is incorrect type")
+        if tuple(g.shape) != tuple(inputs[i].shape):
+            raise GradcheckError("grad is incorrect size")
+
+
+def _check_undefined_grad(outputs, inputs, diff_in):
+    """torch's check that backward handles undefined output gradients: with every
+    output's gradient undefined (then, for several outputs, one at a time and zeros for
+    the others), backward must run and give undefined or zero input gradients. The
+    outputs gradcheck computed are reused (their graph is retained), and the undefined
+    gradients enter the engine as None: what torch's UndefinedGrad node passes on."""
+    def warn():
+        warnings.warn("Backwards compatibility: New undefined gradient support checking "
+                      "feature is enabled by default, but it may break existing callers of "
+                      "this function. If this is true for you, you can call this function "
+                      "with \"check_undefined_grad=False\" to disable the feature",
+                      stacklevel=4)
+
+    n = len([o for o in outputs if _is_tensor(o) and o.requires_grad])
+    cases = [[True] * n]
+    if n > 1:
+        cases += [[j == k for j in range(n)] for k in range(n)]
+    for undefined in cases:
+        try:
+            gs = _zero_grad_backward(outputs, inputs, diff_in, undefined)
+        except RuntimeError as e:
+            warn()
+            raise GradcheckError("Expected backward function to handle undefined output "
+                                 f"grads. {_UNDEFINED_NOTE}") from e
+        for g in gs:
+            if g is not None and np.any(_to_np(g) != 0):
+                warn()
+                raise GradcheckError("Expected all input grads to be undefined or zero when "
+                                     "all output grads are undefined or zero. "
+                                     + _UNDEFINED_NOTE)
 
 
 def _check_grad_dtype(g, x, check_grad_dtypes):
@@ -409,7 +483,6 @@ def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
     (default ``inputs``) that requires grad, as ``(target.numel(), output.numel())``; a
     complex target's column is ``ds/dx + 1j * ds/dy``. ``target`` is perturbed in place, so
     it need not be one of ``inputs``."""
-    from ..ops._views import _write
     if grad_out != 1.0:
         _check_grad_out_and_output("get_numerical_jacobian", grad_out, ())
     warnings.warn(_DEPRECATED.format("get_numerical_jacobian"), FutureWarning, stacklevel=2)

@@ -14,6 +14,7 @@ from .. import _creation
 from .. import _dtype
 from .._tensor import Tensor
 from ..ops.shape import cat as _ops_cat
+from . import functional as F  # (imported by functional, after what is used here)
 
 __all__ = ["multi_head_attention_forward"]
 
@@ -82,7 +83,6 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
 
 
 def _in_projection(q, k, v, w, b, use_separate, w_q, w_k, w_v, e):
-    from .functional import linear
     if use_separate:
         if w_q is None:
             raise AssertionError("use_separate_proj_weight is True but q_proj_weight is None")
@@ -94,7 +94,7 @@ def _in_projection(q, k, v, w, b, use_separate, w_q, w_k, w_v, e):
     else:
         ws = (w[:e], w[e:2 * e], w[2 * e:])
     bs = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
-    return tuple(linear(x, wi, bi) for x, wi, bi in zip((q, k, v), ws, bs))
+    return tuple(F.linear(x, wi, bi) for x, wi, bi in zip((q, k, v), ws, bs))
 
 
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
@@ -120,7 +120,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     >>> tuple(out.shape), w
     ((5, 3, 8), None)
     """
-    from .functional import dropout, linear, pad, scaled_dot_product_attention, softmax
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -177,9 +176,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         k = _ops_cat([k, bias_k.repeat(1, bsz, 1)])
         v = _ops_cat([v, bias_v.repeat(1, bsz, 1)])
         if attn_mask is not None:
-            attn_mask = pad(attn_mask, (0, 1))
+            attn_mask = F.pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
-            key_padding_mask = pad(key_padding_mask, (0, 1))
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
     elif bias_k is not None or bias_v is not None:
         raise AssertionError("bias_k and bias_v must both be given or both be None")
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
@@ -190,9 +189,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         k = _ops_cat([k, zeros], dim=1)
         v = _ops_cat([v, zeros.to(v.dtype)], dim=1)
         if attn_mask is not None:
-            attn_mask = pad(attn_mask, (0, 1))
+            attn_mask = F.pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
-            key_padding_mask = pad(key_padding_mask, (0, 1))
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
     src_len = k.shape[1]
     if key_padding_mask is not None:
         if tuple(key_padding_mask.shape) != (bsz, src_len):
@@ -208,11 +207,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         scores = q_scaled @ k.transpose(-2, -1)
         if attn_mask is not None:
             scores = attn_mask + scores
-        weights = softmax(scores, dim=-1)
+        weights = F.softmax(scores, dim=-1)
         if dropout_p > 0.0:
-            weights = dropout(weights, p=dropout_p)
+            weights = F.dropout(weights, p=dropout_p)
         out = (weights @ v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+        out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(dim=1)
@@ -227,9 +226,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     q = q.reshape(bsz, num_heads, tgt_len, head_dim)
     k = k.reshape(bsz, num_heads, src_len, head_dim)
     v = v.reshape(bsz, num_heads, src_len, head_dim)
-    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
     if not is_batched:
         out = out.squeeze(1)
     return out, None

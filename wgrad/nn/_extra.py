@@ -12,8 +12,12 @@ prelu'(0) = weight) is the one whose expression is selected.
 import warnings
 
 from .. import _creation
-from ..ops.elementwise import _real_only, sigmoid, softplus, tanh, where
+from .. import _dtype
+from ..ops.elementwise import _real_only, clamp, minimum, sigmoid, softplus, tanh, where
+from ..ops.layer import pairwise_distance
+from ..ops.loss import _check_reduction, _concrete, _legacy_reduction, _reduce
 from ..ops.inplace import _apply
+from . import functional as F  # (imported by functional, after what is used here)
 
 __all__ = ["prelu", "rrelu", "rrelu_", "hardswish", "hardsigmoid", "softsign", "tanhshrink",
            "threshold", "threshold_", "glu", "logsigmoid", "gumbel_softmax", "dropout1d",
@@ -376,7 +380,6 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     >>> wgrad.nn.functional.local_response_norm(x, 2, alpha=1.0, k=1.0)[0, :, 0]
     tensor([0.7378, 0.5946, 0.5946])
     """
-    from .functional import avg_pool2d, avg_pool3d, pad
     dim = input.dim()
     if dim < 3:
         raise ValueError("Expected 3D or higher dimensionality                          "
@@ -386,13 +389,13 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         return input
     div = input * input
     if dim == 3:
-        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
-        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+        div = F.pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = F.avg_pool2d(div, (size, 1), stride=1).squeeze(1)
     else:
         sizes = tuple(input.shape)
         div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
-        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
-        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).reshape(sizes)
+        div = F.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = F.avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).reshape(sizes)
     return input / (div * alpha + k) ** beta
 
 
@@ -448,7 +451,6 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     >>> wgrad.nn.functional.multi_margin_loss(x, wgrad.tensor([3]))
     tensor(0.3250)
     """
-    from ..ops.loss import _check_reduction, _concrete, _legacy_reduction, _reduce
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if p not in (1, 2):
@@ -489,7 +491,6 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     >>> wgrad.nn.functional.multilabel_margin_loss(x, wgrad.tensor([[3, 0, -1, 1]]))
     tensor(0.8500)
     """
-    from ..ops.loss import _check_reduction, _concrete, _legacy_reduction, _reduce
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _real_only("multilabel_margin_loss_forward_out_frame", input)
@@ -515,7 +516,6 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 
 def _dtype_int():
-    from .. import _dtype
     return _dtype.int64 if _dtype.X64_ENABLED else _dtype.int32
 
 
@@ -532,9 +532,6 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     >>> wgrad.nn.functional.triplet_margin_with_distance_loss(a, a, q, distance_function=dist)
     tensor(0.)
     """
-    from ..ops.elementwise import clamp, minimum
-    from ..ops.layer import pairwise_distance
-    from ..ops.loss import _check_reduction, _reduce
     _check_reduction(reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
