@@ -15,6 +15,7 @@ from . import _compile_cache
 if _dtype.X64_ENABLED:
     _jax.config.update("jax_enable_x64", True)
 _compile_cache.configure()  # NOTE [Persistent compilation cache]
+_compile_cache.share_mlir_context()  # NOTE [Shared MLIR context]
 
 from ._dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # noqa: E402,A004
                      float32, float64, get_default_dtype, int8, int16, int32, int64,

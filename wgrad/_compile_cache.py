@@ -14,14 +14,35 @@
 # ``JAX_COMPILATION_CACHE_DIR`` variable) keeps theirs, thresholds included. A directory
 # that cannot be created or written to leaves the cache off with one warning; import never
 # fails because of it. Measured first-call latencies are in docs/performance.md.
+
+# NOTE [Shared MLIR context]
+# A warm persistent cache still leaves JAX to trace and lower every new kernel to MLIR
+# before it can look the executable up, and each lowering creates a new MLIR context and
+# loads every dialect into it: ~3 ms of the ~9 ms a kernel's first call costs with a warm
+# cache. ``share_mlir_context`` makes JAX's ``make_ir_context`` hand out one context per
+# thread (a context holds any number of modules; one per thread because MLIR contexts are
+# not thread-safe). Measured first steps in a warm-cache process (bench/bench_cold.py's
+# workloads, 2026-11-24, two runs each): chain 137/157 ms -> 92/94 ms, MLP 85/118 -> 70/75,
+# phase 66/85 -> 39/57; and 1,200 lowerings of new shapes grew the process by 552 MB
+# instead of 2,509 MB (the per-lowering contexts stay alive with their executables). The
+# modules, and so the cache keys and executables, are the same. It patches a JAX internal:
+# where ``jax._src.interpreters.mlir.make_ir_context`` is missing, nothing changes;
+# ``WGRAD_SHARED_MLIR_CONTEXT=0`` turns it off.
 """
+import importlib
 import os
 import tempfile
+import threading
 import warnings
 
 import jax
 
-__all__ = ["configure", "cache_dir", "default_dir"]
+try:  # a JAX internal (NOTE [Shared MLIR context]); without it nothing is patched
+    _jax_mlir = importlib.import_module("jax._src.interpreters.mlir")
+except ImportError:  # pragma: no cover (another JAX layout)
+    _jax_mlir = None
+
+__all__ = ["configure", "cache_dir", "default_dir", "share_mlir_context"]
 
 _OFF = ("0", "off", "false", "no", "")
 _state = {"dir": None}
@@ -70,3 +91,28 @@ def configure(environ=None):
 def cache_dir():
     """The directory wgrad pointed JAX's persistent cache at, or None."""
     return _state["dir"]
+
+
+def share_mlir_context(environ=None):
+    """One MLIR context per thread for JAX's lowerings (NOTE [Shared MLIR context]);
+    returns whether it is on."""
+    env = os.environ if environ is None else environ
+    if env.get("WGRAD_SHARED_MLIR_CONTEXT", "1").strip().lower() in _OFF:
+        return False
+    mlir = _jax_mlir
+    make = getattr(mlir, "make_ir_context", None)
+    if make is None:
+        return False
+    if getattr(make, "_wgrad_shared", False):
+        return True
+    local = threading.local()
+
+    def shared_ir_context():
+        ctx = getattr(local, "context", None)
+        if ctx is None:
+            ctx = local.context = make()
+        return ctx
+    shared_ir_context._wgrad_shared = True
+    shared_ir_context.__wrapped__ = make
+    mlir.make_ir_context = shared_ir_context
+    return True

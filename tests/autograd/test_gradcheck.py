@@ -221,3 +221,34 @@ def test_undefined_output_gradients_are_checked_as_torch():
             assert lib.autograd.gradcheck(fn, (x,), check_undefined_grad=False)
         with pytest.raises(RuntimeError, match="backward not multiplied by grad_output"):
             lib.autograd.gradcheck(Leaky.apply, (x,), atol=2)
+
+
+def test_undefined_tangent_check_runs_as_torch():
+    """With check_forward_ad, check_undefined_grad also runs the function with each
+    input's tangent zero and then absent (torch's count of jvp calls: 2 more per input)."""
+    torch = pytest.importorskip("torch")
+    counts = {}
+    for lib in (torch, wgrad):
+        n = [0]
+
+        class UserFn(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x.clone(), y.clone()
+
+            @staticmethod
+            def jvp(ctx, x_t, y_t):
+                n[0] += 1
+                return x_t, y_t
+
+        x = lib.rand(1, dtype=lib.float64, requires_grad=True)
+        y = lib.rand(1, dtype=lib.float64, requires_grad=True)
+        got = []
+        for undefined in (False, True):
+            n[0] = 0
+            assert lib.autograd.gradcheck(UserFn.apply, (x, y), check_forward_ad=True,
+                                          check_backward_ad=False,
+                                          check_undefined_grad=undefined)
+            got.append(n[0])
+        counts[lib.__name__] = got
+    assert counts["wgrad"] == counts["torch"] == [2, 6]

@@ -51,3 +51,25 @@ def test_kernels_land_in_the_directory(tmp_path):
     assert out.stdout.strip() == str(tmp_path / "c")
     names = os.listdir(tmp_path / "c")
     assert len(names) >= 3, names  # forward, backward and accumulation kernels
+
+
+def test_shared_mlir_context_one_per_thread():
+    """NOTE [Shared MLIR context]: JAX's lowerings get one MLIR context per thread, and the
+    kernels they make compute the same values."""
+    import threading
+
+    import jax.numpy as jnp
+    import numpy as np
+    from jax._src.interpreters import mlir
+    assert _compile_cache.share_mlir_context() is True
+    assert _compile_cache.share_mlir_context({"WGRAD_SHARED_MLIR_CONTEXT": "0"}) is False
+    assert mlir.make_ir_context() is mlir.make_ir_context()
+    other = []
+    th = threading.Thread(target=lambda: other.append(mlir.make_ir_context()))
+    th.start()
+    th.join()
+    assert other[0] is not mlir.make_ir_context()
+    for n in (3, 4):  # two lowerings in the shared context
+        x = np.arange(n, dtype=np.float32)
+        np.testing.assert_allclose(jax.jit(lambda a: jnp.sin(a) * 2)(x), np.sin(x) * 2,
+                                   rtol=1e-6)

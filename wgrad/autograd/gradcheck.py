@@ -143,6 +143,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         if check_forward_ad:
             _forward_gradcheck(func, inputs, diff_in, eps=eps, atol=atol, rtol=rtol,
                                fast_mode=fast_mode)
+            if check_undefined_grad:
+                _check_undefined_forward(func, inputs, diff_in)
         if check_backward_ad:
             _check_mul_by_grad_output(outputs, inputs, diff_in)
         if check_backward_ad and check_undefined_grad:
@@ -318,6 +320,35 @@ def _forward_gradcheck(func, inputs, diff_in, *, eps, atol, rtol, fast_mode):
                     raise GradcheckError(
                         f"Jacobian computed with forward mode mismatch for output {oi} with "
                         f"respect to input {i},\nnumerical:{n!r}\nanalytical:{a!r}\n")
+
+
+def _check_undefined_forward(func, inputs, diff_in):
+    """torch's check of undefined tangents: with random tangents on the other inputs,
+    an input whose tangent is zero and an input with no tangent at all must give the same
+    output tangents."""
+    rng = np.random.default_rng(1)
+    with _fwad.dual_level():
+        duals = [a.detach() if _is_tensor(a) else a for a in inputs]
+        for q in diff_in:
+            u = _random_like(rng, tuple(inputs[q].shape), inputs[q]._data.dtype)
+            duals[q] = _fwad.make_dual(duals[q], tensor(u, dtype=inputs[q].dtype))
+        for q in diff_in:
+            keep = duals[q]
+            plain = inputs[q].detach()
+            tangents = []
+            for arg in (_fwad.make_dual(plain, zeros_like(plain)), plain):
+                duals[q] = arg
+                outs = [o for o in _as_tuple(func(*duals))
+                        if _is_tensor(o) and (o.is_floating_point() or o.is_complex())]
+                tangents.append([_fwad.unpack_dual(o).tangent for o in outs])
+            duals[q] = keep
+            for oi, (t1, t2) in enumerate(zip(*tangents)):
+                if t1 is not None and t2 is not None and \
+                        not np.allclose(_to_np(t1), _to_np(t2)):
+                    raise GradcheckError(
+                        f"Mismatch in tangent values for output with index: {oi} when input: "
+                        f"{inputs[q]} has an undefined tangent value. Got: {t1} but "
+                        f"expected: {t2}")
 
 
 # -- fast mode: v^T J u for one random u per input and one random v per output ----------
