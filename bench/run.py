@@ -427,9 +427,10 @@ def render(rows):
     head = ("| workload | " + " | ".join(IMPLS) + " | wgrad / torch | lazy / torch | "
             "wgrad / jax.jit | compiled / jax.jit |")
     lines = [head, "|" + "---|" * (len(IMPLS) + 5)]
-    extra = ["", ("First call (JIT compilation, or a lookup in the persistent compilation cache when an "
-              "earlier run filled it: bench/bench_cold.py separates the two), ms / peak RSS above "
-              "baseline, MB:"), "",
+    first = ("First call (JIT compilation, or a lookup in the persistent compilation cache "
+             "when an earlier run filled it: bench/bench_cold.py separates the two), ms / "
+             "peak RSS above baseline, MB:")
+    extra = ["", first, "",
              "| workload | " + " | ".join(IMPLS) + " |", "|" + "---|" * (len(IMPLS) + 1)]
     for w, cells in rows.items():
         # the engine chain has 1,000 nodes: its ms per step is microseconds per node

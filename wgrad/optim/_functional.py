@@ -7,13 +7,13 @@ param group that applies them (NOTE [One dispatch per step] in optimizer.py).
 # is two independent real numbers, so second moments, maxima, signs and square roots are
 # taken per real component (Adam's exp_avg_sq of z is (Re g)^2 and (Im g)^2, not |g|^2).
 # SGD's update is linear with real coefficients, which acts on each component alike, so
-# its complex arithmetic equals the real view's, and it runs so (``_LINEAR``). Every rule is elementwise, so the real
-# view of a complex parameter is the same as running the rule on the real parts and on
-# the imaginary parts as two real parameters; that is what ``_apply`` does (no
-# interleaved copy: XLA fuses real/imag/complex into the update loop), and the results
-# go back into complex arrays: the state torch shows (``exp_avg`` of a complex parameter
-# is complex) with the same values. Scalar state (step, mu_product, eta, mu) is real and
-# shared by both parts.
+# its complex arithmetic equals the real view's, and it runs so (``_LINEAR``). Every
+# rule is elementwise, so the real view of a complex parameter is the same as running
+# the rule on the real parts and on the imaginary parts as two real parameters; that is
+# what ``_apply`` does for the other rules (no interleaved copy: XLA fuses
+# real/imag/complex into the update loop), and the results go back into complex arrays:
+# the state torch shows (``exp_avg`` of a complex parameter is complex) with the same
+# values. Scalar state (step, mu_product, eta, mu) is real and shared by both parts.
 
 # NOTE [Scalars in the rules]
 # torch computes bias corrections and step sizes from ``step.item()`` in Python floats
