@@ -9,3 +9,4 @@ __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_n
            "clip_grads_with_norm_", "parameters_to_vector", "vector_to_parameters",
            "weight_norm", "remove_weight_norm"]
 from . import rnn  # noqa: E402,F401  (pack_padded_sequence and friends, issue 26)
+from . import parametrize, parametrizations  # noqa: E402,F401
