@@ -179,6 +179,9 @@ def test_errors_and_warnings_match_torch():
         m(x, x, x, attn_mask=wgrad.zeros(3, 4))
     with pytest.raises(AssertionError, match="only bool and floating types of attn_mask"):
         m(x, x, x, attn_mask=wgrad.zeros(4, 4, dtype=wgrad.int64))
+    with pytest.raises(AssertionError, match=r"Expected key_padded_mask.shape\[0\] to be 2, "
+                                             "but got 3"):
+        m(x, x, x, key_padding_mask=wgrad.zeros(3, 4).bool())
     with pytest.raises(AssertionError, match="expected `key` and `value` to be 3-D"):
         m(x, x[0], x[0])
     with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask and "

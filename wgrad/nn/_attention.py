@@ -194,9 +194,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             key_padding_mask = F.pad(key_padding_mask, (0, 1))
     src_len = k.shape[1]
     if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but "
-                                 f"got {key_padding_mask.shape}")
+        for i, n in enumerate((bsz, src_len)):
+            if key_padding_mask.shape[i] != n:
+                raise AssertionError(f"Expected key_padded_mask.shape[{i}] to be {n}, but got "
+                                     f"{key_padding_mask.shape[i]}")
         kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(
             bsz, num_heads, 1, src_len).reshape(bsz * num_heads, 1, src_len)
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
