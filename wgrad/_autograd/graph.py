@@ -206,6 +206,25 @@ class GraphRoot(Node):
 _ACC_LOCKS = tuple(threading.Lock() for _ in range(64))
 
 
+class Error(Node):
+    """Raises when a gradient that was computed without a graph is differentiated (torch's
+    DelayedError node, whose type is named ``Error``): once_differentiable's backward, and
+    formulas whose derivative is not defined (NOTE [Scatter product gradient])."""
+
+    __slots__ = ("msg", "num_outputs")
+
+    def __init__(self, msg, edges, n):
+        super().__init__(edges)
+        self.msg = msg
+        self.num_outputs = n
+
+    def name(self):
+        return "Error"
+
+    def apply(self, grads):
+        raise RuntimeError(self.msg)
+
+
 class AccumulateGrad(Node):
     """Accumulates the incoming gradient into a leaf tensor's ``.grad``."""
 

@@ -20,7 +20,7 @@ import jax.numpy as jnp
 
 from .._autograd import forward_ad as _fw
 from .._autograd.grad_mode import _state as _grad_state
-from .._autograd.graph import Node
+from .._autograd.graph import Error, Node  # noqa: F401  (Error: torch's name here)
 from .._autograd.saved import SavedTensor
 from .._autograd import anomaly_mode as _anomaly
 from .._tensor import Tensor
@@ -476,24 +476,6 @@ def _alias(t):
 
 
 # -- once_differentiable --------------------------------------------------------------
-
-class Error(Node):
-    """Raises when a gradient that was computed without a graph is differentiated (torch's
-    DelayedError node, whose type is named ``Error``)."""
-
-    __slots__ = ("msg", "num_outputs")
-
-    def __init__(self, msg, edges, n):
-        super().__init__(edges)
-        self.msg = msg
-        self.num_outputs = n
-
-    def name(self):
-        return "Error"
-
-    def apply(self, grads):
-        raise RuntimeError(self.msg)
-
 
 def _fake_leaf(t):
     if not isinstance(t, Tensor) or t._data.dtype.kind not in "fc":

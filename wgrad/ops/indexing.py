@@ -16,6 +16,8 @@ from jax import lax
 from .. import _dtype as D
 from .._creation import full, tensor
 from .._tensor import Tensor, _make, _wrap_dim
+from .._autograd.grad_mode import _state as _grad_state
+from .._autograd.graph import Error
 from ._primitive import Primitive
 from .shape import broadcast_shapes, expand
 
@@ -570,6 +572,62 @@ _scatter_minmax = Primitive("scatter_reduce", _scatter_minmax_fwd,
                             self=_scatter_minmax_self, src=_scatter_minmax_src)
 
 
+# NOTE [Scatter product gradient]
+# torch's scatter_reduce_backward for "prod": the gradient of self is grad times the
+# product of everything else scattered there (a zero self counted as one, so a single zero
+# does not wipe its own gradient out); the gradient of a src element is grad * result / src,
+# except for a src element that is the only zero of its slot, whose gradient is the product
+# of the others. With two or more zeros in one slot every such gradient is zero and its
+# derivative is not defined by these formulas: differentiating it again raises, as torch's
+# DelayedError (checked on the host only when the formulas run with create_graph; a
+# backward kernel never builds a graph).
+
+_ERR_PROD_GRADGRAD = ("{}(): Double backward is unsupported for {} when >1 zeros in {} are "
+                      "scattered to the same position in self")
+
+
+def _scatter_prod_fwd(self, index, src, *, dim, include_self, op="scatter_reduce"):
+    idx = _full_index(index, dim)
+    if not include_self:
+        self = self.at[idx].set(1)
+    return self.at[idx].multiply(src)
+
+
+_scatter_prod = None  # the Primitive, below its formulas
+
+
+def _scatter_prod_self(grad, self, index, src, dim, include_self, op):
+    masked = self.masked_fill(self == 0, 1)
+    g = grad * _scatter_prod(masked, _raw(index), src, dim=dim, include_self=include_self,
+                             op=op) / masked
+    return g if include_self else _scatter(g, _raw(index), 0.0, dim=dim, accumulate=False)
+
+
+def _scatter_prod_src(grad, self, index, src, result, dim, include_self, op):
+    ix = _raw(index)
+    zero = src == 0
+    n_zeros = _gather(_scatter_add(self.new_zeros(tuple(self.shape)), ix, zero.to(self.dtype),
+                                   dim=dim, accumulate=True), ix, dim=dim, squeeze=False)
+    single = zero & (n_zeros == 1)
+    others = _scatter_prod(self, ix, src.masked_fill(single, 1), dim=dim,
+                           include_self=include_self, op=op)
+    g = _gather(grad * others, ix, dim=dim, squeeze=False).where(
+        single, _gather(grad * result, ix, dim=dim, squeeze=False) / src.masked_fill(zero, 1))
+    if _grad_state.grad and g.requires_grad and not _is_tracer(n_zeros._data) \
+            and bool((n_zeros > 1).any()):
+        out = _make(g._data)
+        what = "src" if op == "scatter_reduce" else "source"
+        out._grad_fn = Error(_ERR_PROD_GRADGRAD.format(op, what, what),
+                             (g._gradient_edge(),), 1)
+        return out
+    return g
+
+
+_scatter_prod = Primitive("scatter_reduce", _scatter_prod_fwd,
+                          node_name="ScatterReduceBackward0",
+                          self=_scatter_prod_self, src=_scatter_prod_src)
+
+
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """Reduce the slices of ``source`` along ``dim`` into ``input`` at the positions
     ``index`` with ``reduce`` in ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``: a
@@ -592,12 +650,12 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if source.ndim:
         shape[d] = -1
     idx = index.reshape(shape).expand(tuple(source.shape)) if source.ndim else index.reshape(())
-    return scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
+    return _scatter_reduce(input, d, idx, source, reduce, include_self, "index_reduce")
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with ``reduce`` in
-    ``"sum"``, ``"mean"``, ``"amax"``, ``"amin"`` (``include_self`` as torch).
+    ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"`` (``include_self`` as torch).
 
     Example
     -------
@@ -608,12 +666,20 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, "
                            f"got {reduce}")
-    if reduce == "prod":
-        raise NotImplementedError("scatter_reduce(reduce='prod') is not supported by wgrad")
+    return _scatter_reduce(input, dim, index, src, reduce, include_self, "scatter_reduce")
+
+
+def _scatter_reduce(input, dim, index, src, reduce, include_self, op):
     d = _check_gather(input, dim, index, src, "scatter_reduce")
     _same_dtype(input, src, "scatter_reduce():")
     x, ix, s = _nd(input), _nd(index)._data, _nd(_src_part(src, index))
-    if reduce in ("amax", "amin"):
+    if reduce == "prod":  # NOTE [Scatter product gradient]
+        if input.is_complex() and _grad_state.grad and (input.requires_grad or
+                                                         src.requires_grad):
+            raise RuntimeError(f"{op} does not support automatic differentiation for outputs "
+                               "with complex dtype.")
+        out = _scatter_prod(x, ix, s, dim=d, include_self=bool(include_self), op=op)
+    elif reduce in ("amax", "amin"):
         if input.is_complex():
             raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not "
                                       f"implemented for '{input.dtype.scalar_name}'")
