@@ -187,3 +187,21 @@ def test_errors_and_warnings_match_torch():
     with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask and "
                                          "attn_mask is deprecated"):
         m(x, x, x, attn_mask=wgrad.zeros(4, 4), key_padding_mask=wgrad.zeros(2, 4).bool())
+
+
+def test_rank_errors_match_torch():
+    msgs = []
+    for lib in (torch, wgrad):
+        m = lib.nn.MultiheadAttention(4, 2)
+        x3, x2 = lib.ones(3, 1, 4), lib.ones(3, 4)
+        got = []
+        for args, kw in [((x2, x3, x3), {}),
+                         ((x2, x2, x2), dict(key_padding_mask=lib.zeros(1, 3).bool())),
+                         ((x2, x2, x2), dict(attn_mask=lib.zeros(3, 3, 3))),
+                         ((lib.ones(1, 1, 1, 4),) * 3, {}),
+                         ((x3, x3, x3), dict(attn_mask=lib.zeros(3)))]:
+            with pytest.raises(AssertionError) as e:
+                m(*args, **kw)
+            got.append(str(e.value).replace(f"{lib.__name__}.Size", "Size"))
+        msgs.append(got)
+    assert msgs[0] == msgs[1]

@@ -44,42 +44,26 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
 
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     """Whether the input is batched; torch's AssertionErrors for inconsistent ranks."""
-    if query.dim() == 3:
-        if key.dim() != 3 or value.dim() != 3:
-            raise AssertionError(
-                "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-                f"{key.dim()}-D and {value.dim()}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.dim() != 2:
-            raise AssertionError(
-                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or "
-                f"2-D but found {key_padding_mask.dim()}-D tensor instead")
-        if attn_mask is not None and attn_mask.dim() not in (2, 3):
-            raise AssertionError(
-                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
-                f"but found {attn_mask.dim()}-D tensor instead")
-        return True
-    if query.dim() == 2:
-        if key.dim() != 2 or value.dim() != 2:
-            raise AssertionError(
-                "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                f"{key.dim()}-D and {value.dim()}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.dim() != 1:
-            raise AssertionError(
-                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or "
-                f"1-D but found {key_padding_mask.dim()}-D tensor instead")
-        if attn_mask is not None:
-            if attn_mask.dim() not in (2, 3):
-                raise AssertionError(
-                    "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or "
-                    f"3-D but found {attn_mask.dim()}-D tensor instead")
-            if attn_mask.dim() == 3:
-                expected = (num_heads, query.shape[0], key.shape[0])
-                if tuple(attn_mask.shape) != expected:
-                    raise AssertionError(f"Expected `attn_mask` shape to be {expected} but "
-                                         f"got {attn_mask.shape}")
-        return False
-    raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
-                         f"{query.dim()}-D query tensor")
+    q = query.dim()
+    if q not in (2, 3):
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{q}-D query tensor")
+    kind = "batched (3-D)" if q == 3 else "unbatched (2-D)"
+    if key.dim() != q or value.dim() != q:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {q}-D but "
+                             f"found {key.dim()}-D and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != q - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or "
+                             f"{q - 1}-D but found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D "
+                                 f"or 3-D but found {attn_mask.dim()}-D tensor instead")
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if q == 2 and attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
+            raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                 f"{attn_mask.shape}")
+    return q == 3
 
 
 def _in_projection(q, k, v, w, b, use_separate, w_q, w_k, w_v, e):
