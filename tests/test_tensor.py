@@ -152,3 +152,13 @@ def test_type_matches_torch(arg):
             return r
         return str(r.dtype).split(".")[-1], r.tolist(), r is t
     assert run(wgrad) == run(torch)
+
+
+def test_size_slices_and_concatenations_stay_sizes_as_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (torch, wgrad):
+        s = lib.ones(2, 3, 4).shape
+        got = [s[:2], s[1], s + (5,), (1,) + s, s * 2]
+        assert [type(g) is lib.Size for g in got] == [True, False, True, True, True]
+        assert [tuple(g) if isinstance(g, tuple) else g for g in got] == \
+            [(2, 3), 3, (2, 3, 4, 5), (1, 2, 3, 4), (2, 3, 4, 2, 3, 4)]

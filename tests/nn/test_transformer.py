@@ -203,5 +203,21 @@ def test_rank_errors_match_torch():
             with pytest.raises(AssertionError) as e:
                 m(*args, **kw)
             got.append(str(e.value).replace(f"{lib.__name__}.Size", "Size"))
+        F = lib.nn.functional
+        w, b = m.in_proj_weight, m.in_proj_bias
+        ow, ob = m.out_proj.weight, m.out_proj.bias
+        for call in (
+                lambda: F.multi_head_attention_forward(x3, x3, x3, 4, 2, None, b, None, None,
+                                                       False, 0.0, ow, ob),
+                lambda: F.multi_head_attention_forward(x3, x3, x3, 4, 2, w, b,
+                                                       lib.zeros(1, 1, 4), None, False, 0.0,
+                                                       ow, ob),
+                lambda: F.multi_head_attention_forward(
+                    x3, x3, lib.ones(2, 1, 4), 4, 2, None, b, None, None, False, 0.0, ow, ob,
+                    use_separate_proj_weight=True, q_proj_weight=w[:4], k_proj_weight=w[4:8],
+                    v_proj_weight=w[8:])):
+            with pytest.raises(AssertionError) as e:
+                call()
+            got.append(str(e.value).replace(f"{lib.__name__}.Size", "Size"))
         msgs.append(got)
     assert msgs[0] == msgs[1]

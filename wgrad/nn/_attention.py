@@ -76,6 +76,8 @@ def _in_projection(q, k, v, w, b, use_separate, w_q, w_k, w_v, e):
             raise AssertionError("use_separate_proj_weight is True but v_proj_weight is None")
         ws = (w_q, w_k, w_v)
     else:
+        if w is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
         ws = (w[:e], w[e:2 * e], w[2 * e:])
     bs = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
     return tuple(F.linear(x, wi, bi) for x, wi, bi in zip((q, k, v), ws, bs))
@@ -131,9 +133,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
     if use_separate_proj_weight:
-        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
-            raise AssertionError(f"key's sequence and batch dims {tuple(key.shape[:2])} do "
-                                 f"not match value's {tuple(value.shape[:2])}")
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not "
+                                 f"match value's {value.shape[:2]}")
     elif tuple(key.shape) != tuple(value.shape):
         raise AssertionError(f"key shape {key.shape} does not match value shape "
                              f"{value.shape}")
@@ -164,7 +166,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if key_padding_mask is not None:
             key_padding_mask = F.pad(key_padding_mask, (0, 1))
     elif bias_k is not None or bias_v is not None:
-        raise AssertionError("bias_k and bias_v must both be given or both be None")
+        raise AssertionError("bias_k is set but bias_v is None" if bias_k is not None
+                             else "bias_v is set but bias_k is None")
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
     k = _static_or(static_k, k, bsz, num_heads, head_dim, "k")
     v = _static_or(static_v, v, bsz, num_heads, head_dim, "v")
