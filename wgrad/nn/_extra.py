@@ -12,7 +12,6 @@ prelu'(0) = weight) is the one whose expression is selected.
 import warnings
 
 from .. import _creation
-from .. import _dtype
 from ..ops.elementwise import _real_only, clamp, minimum, sigmoid, softplus, tanh, where
 from ..ops.layer import pairwise_distance
 from ..ops.loss import _check_reduction, _concrete, _legacy_reduction, _reduce
@@ -500,7 +499,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                            f"size: {list(input.shape)}")
     n, c = x.shape
     t = target.reshape(n, c)
-    valid = (t == -1).to(_dtype_int()).cumsum(1) == 0  # before the first -1
+    valid = (t == -1).cumsum(1) == 0  # before the first -1
     if _concrete(target) and t.numel() and bool((valid & ((t < 0) | (t >= c))).any()):
         raise RuntimeError("argument #2 'target' is out of range")
     idx = where(valid, t, _creation.zeros((), dtype=t.dtype))
@@ -513,10 +512,6 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if input.dim() <= 1:
         loss = loss.reshape(())
     return _reduce(loss, reduction)
-
-
-def _dtype_int():
-    return _dtype.int64 if _dtype.X64_ENABLED else _dtype.int32
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,

@@ -202,8 +202,7 @@ class _LazyNormBase(LazyModuleMixin, _BatchNorm):
         if track_running_stats:
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
-            self.num_batches_tracked = tensor(0, dtype=D.int64 if D.X64_ENABLED else D.int32,
-                                              device=device)
+            self.num_batches_tracked = tensor(0, dtype=D.default_int(), device=device)
 
     def reset_parameters(self):
         if not self.has_uninitialized_params() and self.num_features != 0:

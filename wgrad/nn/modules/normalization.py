@@ -92,8 +92,7 @@ class _BatchNorm(Module):
             self.register_buffer("running_var", ones(num_features, device=device,
                                                      dtype=dtype))
             self.register_buffer("num_batches_tracked",
-                                 tensor(0, dtype=D.int64 if D.X64_ENABLED else D.int32,
-                                        device=device))
+                                 tensor(0, dtype=D.default_int(), device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -126,7 +125,7 @@ class _BatchNorm(Module):
         if (version is None or version < 2) and self.track_running_stats \
                 and key not in state_dict:
             state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
-                               else tensor(0, dtype=D.int64 if D.X64_ENABLED else D.int32))
+                               else tensor(0, dtype=D.default_int()))
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
                                       missing_keys, unexpected_keys, error_msgs)
 
