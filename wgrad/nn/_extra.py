@@ -12,9 +12,9 @@ prelu'(0) = weight) is the one whose expression is selected.
 import warnings
 
 from .. import _creation
-from ..ops.elementwise import _real_only, clamp, minimum, sigmoid, softplus, tanh, where
+from ..ops.elementwise import _real_only, relu, sigmoid, softplus, tanh, where
 from ..ops.layer import pairwise_distance
-from ..ops.loss import _check_reduction, _concrete, _legacy_reduction, _reduce
+from ..ops.loss import _check_reduction, _concrete, _legacy_reduction, _reduce, _triplet
 from ..ops.inplace import _apply
 from . import functional as F  # (imported by functional, after what is used here)
 
@@ -433,8 +433,8 @@ def _margin_inputs(input):
 
 
 def _hinge(z, p=1):
-    """``max(z, 0) ** p`` with torch's kernels' gradient: zero where ``z == 0``."""
-    h = where(z > 0, z, _creation.zeros((), dtype=z.dtype))
+    """``max(z, 0) ** p`` with torch's kernels' gradient: zero where ``z == 0`` (relu's)."""
+    h = relu(z)
     return h * h if p == 2 else h
 
 
@@ -537,8 +537,4 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
             f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
             f"{dims[2]}D inputs")
     d = distance_function if distance_function is not None else pairwise_distance
-    d_pos = d(anchor, positive)
-    d_neg = d(anchor, negative)
-    if swap:
-        d_neg = minimum(d_neg, d(positive, negative))
-    return _reduce(clamp(margin + d_pos - d_neg, min=0), reduction)
+    return _triplet(d, anchor, positive, negative, margin, swap, reduction)

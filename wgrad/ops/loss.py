@@ -620,8 +620,15 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    d_pos = pairwise_distance(anchor, positive, p, eps)
-    d_neg = pairwise_distance(anchor, negative, p, eps)
+    return _triplet(lambda u, v: pairwise_distance(u, v, p, eps), anchor, positive, negative,
+                    margin, swap, reduction)
+
+
+def _triplet(distance, anchor, positive, negative, margin, swap, reduction):
+    """``max(0, margin + d(a, p) - d(a, n))`` reduced, ``swap`` taking ``min(d(a, n),
+    d(p, n))``: the triplet losses' shared body."""
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
     if swap:
-        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+        d_neg = minimum(d_neg, distance(positive, negative))
     return _reduce(clamp(margin + d_pos - d_neg, min=0), reduction)
