@@ -322,7 +322,7 @@ class TransformerDecoderLayer(_TransformerLayer):
         return self.dropout2(x)
 
 
-def _why_not_nested(layer, enable_nested_tensor):
+def _why_not_nested(layer):
     """torch's reasons, checked at construction, for a TransformerEncoder not to run on
     nested tensors ("" when it may)."""
     prefix = "encoder_layer"
@@ -369,7 +369,7 @@ class TransformerEncoder(Module):
         self.enable_nested_tensor = enable_nested_tensor
         self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
-        why = _why_not_nested(encoder_layer, enable_nested_tensor)
+        why = _why_not_nested(encoder_layer)
         if enable_nested_tensor and why:
             warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
                           f"because {why}", stacklevel=2)
