@@ -59,3 +59,7 @@ def test_complex_prod_values_and_no_autograd_as_torch():
         with pytest.raises(RuntimeError, match="does not support automatic differentiation "
                                                "for outputs with complex dtype"):
             x.scatter_reduce(0, lib.tensor([0, 0]), s.requires_grad_(), "prod")
+        for red in ("prod", "mean"):  # index_reduce takes no complex input at all
+            with pytest.raises(NotImplementedError, match="\"index_func_\" not implemented "
+                                                          "for 'ComplexFloat'"):
+                x.index_reduce(0, lib.tensor([0, 0]), s.detach(), red)

@@ -593,9 +593,6 @@ def _scatter_prod_fwd(self, index, src, *, dim, include_self, op="scatter_reduce
     return self.at[idx].multiply(src)
 
 
-_scatter_prod = None  # the Primitive, below its formulas
-
-
 def _scatter_prod_self(grad, self, index, src, dim, include_self, op):
     masked = self.masked_fill(self == 0, 1)
     g = grad * _scatter_prod(masked, _raw(index), src, dim=dim, include_self=include_self,
@@ -643,6 +640,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
+    if input.is_complex():  # torch's kernel takes no complex input, whatever the reduction
+        raise NotImplementedError(f"\"index_func_\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
     d = _wrap_dim(dim, max(source.ndim, 1))
     if index.ndim > 1:
         raise IndexError("index_reduce_(): Index is supposed to be a vector")
