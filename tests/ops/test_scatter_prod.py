@@ -63,3 +63,24 @@ def test_complex_prod_values_and_no_autograd_as_torch():
             with pytest.raises(NotImplementedError, match="\"index_func_\" not implemented "
                                                           "for 'ComplexFloat'"):
                 x.index_reduce(0, lib.tensor([0, 0]), s.detach(), red)
+
+
+def test_prod_gradient_equals_jax_vjp_without_zeros():
+    """Away from zeros the product's gradient is the plain derivative: JAX's vjp of the
+    same scatter-multiply (real inputs, so conj(vjp(conj g)) is vjp(g))."""
+    import jax
+    import jax.numpy as jnp
+    x0, s0 = SELF + 5.0, SRC + 5.0  # no zeros
+    g0 = np.arange(1.0, 7.0).reshape(2, 3)
+    hit = IDX[:, :, None] == np.arange(3)  # [row, j, slot]
+
+    def f(a, b):  # the scatter-product written densely (JAX's scatter_mul has no gradient
+        return a * jnp.prod(jnp.where(hit, b[:, :, None], 1.0), axis=1)  # for repeats)
+    _, vjp = jax.vjp(f, jnp.asarray(x0), jnp.asarray(s0))
+    want = vjp(jnp.asarray(g0))
+    x = wgrad.tensor(x0, requires_grad=True)
+    s = wgrad.tensor(s0, requires_grad=True)
+    got = wgrad.autograd.grad(x.scatter_reduce(1, wgrad.tensor(IDX), s, "prod"), (x, s),
+                              wgrad.tensor(g0))
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.numpy(), np.asarray(b), rtol=1e-12)
