@@ -291,8 +291,7 @@ def _sole_owners(ps, ss, lists=1):
 # A linear rule's update is one small fusion per parameter, so its chunks are larger
 # (SGD over 128 complex64[4096] parameters compiles in ~0.15 s): 100 parameters are one
 # dispatch.
-_CHUNK = 32
-_CHUNK_OF = {"sgd": 128}
+_CHUNK, _CHUNK_LINEAR = 32, 128
 
 
 def _kind(p, g, s):
@@ -313,7 +312,7 @@ def group_update(rule, static, hyper, ps, gs, ss):
     static = tuple(static)
     maximize = bool(dict(static).pop("maximize", False))
     static = tuple(kv for kv in static if kv[0] != "maximize")
-    chunk = _CHUNK_OF.get(rule, _CHUNK)
+    chunk = _CHUNK_LINEAR if RULES[rule] in _LINEAR else _CHUNK
     if len(ps) <= chunk:
         fn = _compiled(rule, static, maximize, _sole_owners(ps, ss))
         return fn(hyper, ps, gs, ss)

@@ -102,10 +102,7 @@ def _assign(t, new):
     """Write the array ``new`` into the Tensor ``t`` as an in-place update under no_grad
     does: the same object, its version counter bumped, views/aliases re-read
     (NOTE [In-place ops], NOTE [Views])."""
-    if t._view_meta is None:  # the common case, inline
-        t._data = new
-    else:
-        _write(t, new)
+    _write(t, new)
     t._vc.v += 1
 
 
