@@ -216,7 +216,19 @@ class Tensor:
     def grad_fn(self):
         if self._view_meta is not None:
             _check_stale_view(self)
-        return self._grad_fn
+        fn = self._grad_fn
+        if fn is not None and fn._is_group:
+            return self._ungroup()
+        return fn
+
+    def _ungroup(self):
+        """This tensor's own OpNode where its ``_grad_fn`` is a lazy backward group (NOTE
+        [Lazy backward groups] in ops/_lazy_graph.py): the group explodes."""
+        fn = self._grad_fn
+        if fn is not None and fn._is_group:
+            fn, self._output_nr = fn._resolve(self._output_nr)
+            self._grad_fn = fn
+        return fn
 
     @property
     def is_leaf(self):
@@ -226,6 +238,7 @@ class Tensor:
 
     @property
     def output_nr(self):
+        self._ungroup()
         return self._output_nr
 
     @property
@@ -311,6 +324,7 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
+        self._ungroup()
         ref = _weakref(self)
 
         def retain(g):
@@ -333,7 +347,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require "
                                "gradient")
         if self._grad_fn is not None:
-            return self._grad_fn._register_tensor_pre_hook(self._output_nr, hook)
+            return self._ungroup()._register_tensor_pre_hook(self._output_nr, hook)
         if self._hooks is None:
             self._hooks = _HookDict()
         return _add_hook(self._hooks, hook)
@@ -636,12 +650,16 @@ def _repr(t):
         a = np.asarray(t._data)
     except Exception:  # a tracer
         return f"tensor({t._data!r})"
-    try:
-        fn = t.grad_fn
-    except RuntimeError:  # a stale no_grad view: torch prints its history as invalid
-        name = "Invalid"
+    fn = t._grad_fn
+    if fn is not None and fn._is_group:  # printing does not explode a lazy group
+        name = fn._name_of(t._output_nr)
     else:
-        name = fn.name() if fn is not None else None
+        try:
+            fn = t.grad_fn
+        except RuntimeError:  # a stale no_grad view: torch prints its history as invalid
+            name = "Invalid"
+        else:
+            name = fn.name() if fn is not None else None
     dev = t.device
     s = _tensor_str.tensor_repr(a, t.dtype, name, t._requires_grad,
                                 None if dev.type == "cpu" else str(dev))

@@ -2,8 +2,17 @@
 skipped, not dispatched. Its results must equal the kernel's own, and the tensors it
 hands on must not alias each other."""
 import numpy as np
+import pytest
 
 import wgrad
+
+
+@pytest.fixture(autouse=True)
+def _node_by_node():
+    # a node-by-node backward (under WGRAD_LAZY=1 a lazy group runs the kernels in one
+    # computation instead: NOTE [Lazy backward groups])
+    with wgrad.lazy(False):
+        yield
 
 
 def _kernel(t):

@@ -23,6 +23,7 @@ import jax
 from .grad_mode import _DecoratorContextManager
 from .grad_mode import _state as _grad_state
 from .forward_ad import state as _fw_state
+from .lazy_mode import group as _lazy_group
 from .lazy_mode import state as _lazy_state
 from . import anomaly_mode as _anomaly
 from .graph import GraphRoot, _current, _hooks_tls, _set_current_graph_task
@@ -184,7 +185,7 @@ class GraphTask:
 
     __slots__ = ("keep_graph", "create_graph", "depth", "cpu_queue", "use_devices",
                  "dependencies", "not_ready", "exec_info", "captured", "outstanding", "lock",
-                 "error", "thread_state", "final_callbacks")
+                 "error", "thread_state", "final_callbacks", "boundary")
 
     def __init__(self, keep_graph, create_graph, depth=0, cpu_queue=None, use_devices=False):
         self.keep_graph = keep_graph
@@ -200,26 +201,31 @@ class GraphTask:
         self.lock = threading.Lock()        # guards dependencies/not_ready/outstanding
         self.error = None                   # first exception; stops all scheduling
         self.final_callbacks = None         # queue_callback's, run once the task is done
+        self.boundary = False
         # the caller's thread-local state, installed around every node of this task
         # (NOTE [Thread-local state in backward])
         self.thread_state = (_grad_state.inference, tuple(_hooks_tls.stack),
                              _hooks_tls.disabled_msg)
 
-    def compute_dependencies(self, root):
+    def compute_dependencies(self, root, stop=()):
+        """Count each node's incoming edges, not looking past the nodes in ``stop``."""
         deps = self.dependencies
         seen = {root}
+        seen.update(stop)
         stack = [root]
         while stack:
             fn = stack.pop()
-            for nxt, _ in fn.next_functions:
+            for nxt, nr in fn._edges:
                 if nxt is None:
                     continue
+                if nxt._is_group and nxt._map is not None:  # NOTE [Lazy backward groups]
+                    nxt = nxt._map[nr][0]
                 deps[nxt] = deps.get(nxt, 0) + 1
                 if nxt not in seen:
                     seen.add(nxt)
                     stack.append(nxt)
 
-    def init_to_execute(self, root, outputs, accumulate_grad):
+    def init_to_execute(self, root, outputs, accumulate_grad, stop=()):
         """Mark the nodes on a path from ``root`` to an ``outputs`` edge as needed, and
         where to capture the gradient of each output edge (torch's exec_info)."""
         info = self.exec_info = {}
@@ -235,8 +241,9 @@ class GraphTask:
                     e.captures = []
                 e.captures.append((nr, i))
         # iterative DFS: a node is needed if any child is needed or captured
-        stack = [(root, iter(root.next_functions))]
+        stack = [(root, iter(_edges_of(root)))]
         visited = {root}
+        visited.update(stop)  # captured, never run
         while stack:
             fn, it = stack[-1]
             child = next(it, None)
@@ -245,11 +252,11 @@ class GraphTask:
                 if nxt is None or nxt in visited or nxt._topological_nr < min_topo:
                     continue
                 visited.add(nxt)
-                stack.append((nxt, iter(nxt.next_functions)))
+                stack.append((nxt, iter(_edges_of(nxt))))
                 continue
             stack.pop()
             need = any(n is not None and n in info and (info[n].needed or info[n].captures)
-                       for n, _ in fn.next_functions)
+                       for n, _ in _edges_of(fn))
             if need:
                 e = info.get(fn)
                 if e is None:
@@ -281,11 +288,14 @@ class Engine:
         self._pool_size = 0
 
     def execute(self, roots, grads, keep_graph, create_graph, outputs=None,
-                accumulate_grad=True):
+                accumulate_grad=True, boundary=False):
         """Backpropagate ``grads`` from the edges ``roots``.
 
         ``outputs``: edges whose incoming gradient is captured and returned (grad());
         with ``accumulate_grad`` only those AccumulateGrad nodes run (backward(inputs=)).
+        ``boundary``: the ``outputs`` edges bound the graph (NOTE [Lazy backward groups]):
+        their nodes neither run nor are looked past, and a captured gradient skips their
+        tensor hooks (the caller hands it on to those nodes, which run them).
         """
         tls = _tls
         root = GraphRoot(roots, grads)
@@ -299,9 +309,12 @@ class Engine:
             queue = ReadyQueue(threaded=use_devices)
         task = GraphTask(keep_graph, create_graph, tls.total_depth + 1 if reentrant else 0,
                          queue, use_devices)
-        task.compute_dependencies(root)
+        task.boundary = boundary
+        _lazy_group.ref = None  # NOTE [Lazy backward groups]: no op joins a group now run
+        stop = {n for n, _ in outputs} if boundary else ()
+        task.compute_dependencies(root, stop)
         if outputs:
-            task.init_to_execute(root, outputs, accumulate_grad)
+            task.init_to_execute(root, outputs, accumulate_grad, stop)
         task.outstanding = 1
         task.cpu_queue.push(NodeTask(task, root, InputBuffer(0)))
         prev = _save_state()
@@ -422,12 +435,17 @@ class Engine:
         as it arrived."""
         for input_nr, out_i in captures:
             g = inputs[input_nr]
-            for hook in () if runs else node._tensor_hooks_for(input_nr):
+            for hook in () if runs or task.boundary else node._tensor_hooks_for(input_nr):
                 if g is None:
                     break
                 r = hook(g)
                 if r is not None:
                     g = r
+            if not runs and not task.boundary and g is not None:
+                keep = node._retains_grad_hooks  # as torch: a retained .grad sees it too
+                keep = keep.get(input_nr) if keep else None
+                if keep is not None:
+                    keep(g)
             task.captured[out_i] = g
 
     def _schedule_successors(self, task, node, outputs):
@@ -443,9 +461,11 @@ class Engine:
         try:
             deps = task.dependencies
             not_ready = task.not_ready
-            for i, (nxt, input_nr) in enumerate(node.next_functions):
+            for i, (nxt, input_nr) in enumerate(node._edges):
                 if nxt is None:
                     continue
+                if nxt._is_group and nxt._map is not None and nxt not in deps:
+                    nxt, input_nr = nxt._map[input_nr]  # exploded before this task began
                 n = deps[nxt] - 1
                 deps[nxt] = n
                 b = not_ready.get(nxt)
@@ -473,7 +493,7 @@ class Engine:
         inputs = node._run_pre_hooks(inputs)
         outputs = (node.apply(inputs) if not _anomaly._state.enabled  # NOTE [Anomaly mode]
                    else _anomaly._checked_apply(node, inputs))
-        n = len(node.next_functions)
+        n = len(node._edges)
         if len(outputs) != n:
             raise RuntimeError(f"Function {node.name()} returned an incorrect number of "
                                f"gradients (expected {n}, got {len(outputs)})")
@@ -537,6 +557,17 @@ class Engine:
             finally:
                 tls.queue = None
                 done.set()
+
+
+def _edges_of(fn):
+    """``fn``'s edges as a task started now follows them: one into an exploded lazy group
+    goes to the OpNode inside (NOTE [Lazy backward groups] in ops/_lazy_graph.py)."""
+    edges = fn._edges
+    for nxt, _ in edges:
+        if nxt is not None and nxt._is_group and nxt._map is not None:
+            return [(n._map[nr] if n is not None and n._is_group and n._map is not None
+                     else (n, nr)) for n, nr in edges]
+    return edges
 
 
 def _num_inputs(node):

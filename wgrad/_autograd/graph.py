@@ -57,12 +57,14 @@ class Node:
     of the forward operation.
     """
 
-    __slots__ = ("next_functions", "_seq_nr", "_topological_nr", "_pre_hooks",
+    __slots__ = ("_edges", "_seq_nr", "_topological_nr", "_pre_hooks",
                  "_post_hooks", "_tensor_pre_hooks", "_retains_grad_hooks", "_metadata",
                  "_anomaly_trace", "_parent", "__weakref__")
 
+    _is_group = False  # NOTE [Lazy backward groups] in ops/_lazy_graph.py
+
     def __init__(self, next_functions=(), sequence_nr=None):
-        self.next_functions = next_functions
+        self._edges = next_functions  # what the engine follows
         self._seq_nr = next(_seq) if sequence_nr is None else sequence_nr
         topo = 0
         for fn, _ in next_functions:
@@ -75,6 +77,15 @@ class Node:
         self._retains_grad_hooks = None
         self._metadata = None
         self._anomaly_trace = None
+
+    @property
+    def next_functions(self):
+        edges = self._edges
+        for fn, _ in edges:
+            if fn is not None and fn._is_group:  # NOTE [Lazy backward groups]: its ops
+                return tuple(f._resolve(nr) if f is not None and f._is_group else (f, nr)
+                             for f, nr in edges)
+        return tuple(edges)
 
     # -- identity -------------------------------------------------------------------
     def name(self):
@@ -285,6 +296,7 @@ def get_gradient_edge(tensor):
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
+    tensor._ungroup()  # NOTE [Lazy backward groups]
     return GradientEdge(*tensor._gradient_edge(), meta=(tensor.shape, tensor.dtype))
 
 
@@ -402,6 +414,8 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
                                   if t.requires_grad))
 
     state = {}  # graph task id -> [gradients still expected, buffer]
+    for t in tensors:
+        t._ungroup()  # NOTE [Lazy backward groups]
     nodes = [t._gradient_edge()[0] for t in tensors]
     n = len(tensors)
 

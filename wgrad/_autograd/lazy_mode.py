@@ -4,8 +4,9 @@ The core only reads the flag: the engine sums gradients with a recorded add whil
 on, so that summing does not force the pending segment.
 """
 import os
+import threading
 
-__all__ = ["state"]
+__all__ = ["state", "group"]
 
 
 class _State:
@@ -21,3 +22,12 @@ class _State:
 
 
 state = _State()
+
+
+class _Group(threading.local):
+    """This thread's open lazy backward group, by weak reference (NOTE [Lazy backward
+    groups] in wgrad/ops/_lazy_graph.py): each thread records into its own."""
+    ref = None
+
+
+group = _Group()

@@ -1,5 +1,6 @@
 """SavedTensor: a value a backward formula needs, with its version, hooks and release."""
 import threading
+from weakref import ref as _weakref
 
 from .._dtype import from_np
 from .grad_mode import _state as _grad_state
@@ -62,9 +63,10 @@ class SavedTensor:
 
     __slots__ = ("_tensor", "_data", "_is_output", "_output_nr", "_version", "_vc",
                  "_released", "_grad_fn", "_requires_grad", "_grad_acc", "_packed",
-                 "_unpack_hook", "_is_none", "_make", "_had_fn")
+                 "_unpack_hook", "_is_none", "_make", "_had_fn", "_ref")
 
-    def __init__(self, tensor, is_output=False):
+    def __init__(self, tensor, is_output=False, data=None):
+        self._ref = None
         self._is_output = is_output
         self._released = False
         self._unpack_hook = None
@@ -82,9 +84,9 @@ class SavedTensor:
         self._grad_fn = None
         self._requires_grad = tensor._requires_grad
         self._grad_acc = tensor._grad_acc
-        if is_output:
+        if is_output:  # ``data``: the tensor's array slot as it is (a lazy value)
             self._tensor = None
-            self._data = tensor._data
+            self._data = tensor._data if data is None else data
             self._make = tensor._make
         else:
             self._tensor = tensor
@@ -93,6 +95,29 @@ class SavedTensor:
         if stack:
             pack, unpack = stack[-1]
             self._set_hooks(pack, unpack, tensor)
+
+    @classmethod
+    def _weak(cls, tensor, data):
+        """An input saved by its array and a weak reference, for a node that the tensor's
+        own history points back to (NOTE [Lazy backward groups] in ops/_lazy_graph.py: a
+        strong one would be a reference cycle). Unpacks as the tensor while it lives,
+        else as a new tensor over the array with ``_grad_fn``/``_output_nr`` (set by the
+        group when it explodes)."""
+        self = cls.__new__(cls)
+        self._is_output = False
+        self._released = False
+        self._unpack_hook = self._packed = self._tensor = self._grad_fn = None
+        self._is_none = False
+        self._had_fn = True
+        self._vc = tensor._vc
+        self._version = tensor._vc.v
+        self._output_nr = tensor._output_nr
+        self._requires_grad = False
+        self._grad_acc = None
+        self._data = data
+        self._make = tensor._make
+        self._ref = _weakref(tensor)
+        return self
 
     def _set_hooks(self, pack, unpack, tensor):
         self._make = tensor._make
@@ -140,9 +165,14 @@ class SavedTensor:
                 self._raise_version(node)
             if self._is_output:
                 return self._make(self._data, node, self._output_nr)
-            if self._had_fn and self._tensor._grad_fn is None:
+            t = self._tensor
+            if t is None:  # saved by a weak reference (_weak)
+                t = self._ref()
+                if t is None:
+                    return self._make(self._data, self._grad_fn, self._output_nr)
+            if self._had_fn and t._grad_fn is None:
                 raise RuntimeError(_ERR_DETACHED)
-            return self._tensor
+            return t
         r = self._unpack_hook(self._packed)
         if getattr(r, "_make", None) is not self._make:
             raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
@@ -158,10 +188,10 @@ class SavedTensor:
         return t
 
     def _raise_version(self, node):
-        t = self._tensor
+        t = self._tensor if self._ref is None else self._ref()
         data = self._data if t is None else t._data
         shape = ", ".join(str(s) for s in data.shape)
-        owner = node if self._is_output else (t._grad_fn if t is not None else None)
+        owner = node if self._is_output else (t._ungroup() if t is not None else self._grad_fn)
         which = f", which is output {self._output_nr} of {owner.name()}," \
             if owner is not None else ""
         raise RuntimeError(
@@ -184,4 +214,5 @@ class SavedTensor:
         self._unpack_hook = None
         self._grad_fn = None
         self._grad_acc = None
+        self._ref = None
         return fresh

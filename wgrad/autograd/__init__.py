@@ -144,6 +144,7 @@ def _input_edges(inputs, retain_grad=False):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         if retain_grad and t.grad_fn is not None:
             t.retain_grad()
+        t._ungroup()  # its own node: NOTE [Lazy backward groups]
         edges.append(t._gradient_edge())
     return edges
 
@@ -177,8 +178,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         warnings.warn(_WARN_CREATE_GRAPH, UserWarning, stacklevel=2)
     roots, root_grads = _root_edges(tensors, grads)
     edges = _input_edges(inputs, retain_grad=True) if inputs else None
-    if _lazy_state.on:
-        _lazy.flush()  # the forward runs while the backward is recorded (NOTE [Lazy segments])
     get_default_engine().execute(roots, root_grads, retain_graph, create_graph, edges,
                                  accumulate_grad=True)
     if _lazy_state.on:  # the gradients are concrete when backward returns (NOTE [Lazy segments])

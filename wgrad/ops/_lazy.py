@@ -31,22 +31,23 @@
 # arguments (device constants), so a loop whose learning rate changes does not recompile.
 # A loop body that repeats records the same structure each time and hits the cache.
 #
-# When a segment flushes: a value is read (above); the segment reaches CAP calls; the
-# outermost ``lazy()`` block exits; ``backward()`` starts (XLA runs the forward while
-# the backward is recorded: a phase-retrieval step 0.296 against 0.314 ms as one
-# segment, medians of 15 interleaved rounds) and returns (its gradients are then
-# concrete); ``flush()``. Ops that run eagerly instead (their inputs are forced first):
+# When a segment flushes: a value is read (above); the segment reaches CAP calls (a
+# group's backward counts as its ops); the outermost ``lazy()`` block exits;
+# ``backward()`` returns (its gradients are then concrete); ``flush()``. A backward that
+# follows a forward still pending joins its segment: forward and backward run as one
+# computation. Ops that run eagerly instead (their inputs are forced first):
 # views and in-place ops (they read their input's array: version counters, storage and
 # CopySlices keep their eager semantics), ``jit=False`` primitives (device moves),
 # anything under a JAX trace (wgrad.compile, a user's jit), and everything while forward
 # AD is active, anomaly mode is on, or saved-tensor hooks are installed.
 #
-# Backward: without create_graph, a node's cached backward kernel (NOTE [One formula, two
-# uses]) is recorded into the segment like a forward op, and the engine sums gradients
-# with a recorded add, so a whole backward pass (plus the forward it follows, up to CAP
-# calls) runs as a few computations. With create_graph the formulas are recorded ops, and
-# so lazy as well. Hooks, retain_grad and ``.grad`` accumulation run as in eager mode, on
-# LazyTensors (a hook that reads its gradient's values forces the segment).
+# Backward: the differentiable ops of a segment form one backward node whose backward is
+# one recorded call (NOTE [Lazy backward groups] in _lazy_graph.py). Nodes outside groups
+# record their cached backward kernel (NOTE [One formula, two uses]) into the segment like
+# a forward op, and the engine sums gradients with a recorded add. With create_graph the
+# formulas are recorded ops, and so lazy as well. Hooks, retain_grad and ``.grad``
+# accumulation run as in eager mode (a hook that reads its gradient's values forces the
+# segment).
 #
 # CAP: XLA's CPU compile time grows faster than linearly with the length of a chain of
 # complex ops (a 50-op chain took ~9 s), so a segment holds at most CAP calls
@@ -139,9 +140,10 @@ class NotLazy(Exception):
 
 
 class _Segment:
-    __slots__ = ("ops", "refs", "ext", "ext_ids", "ext_avals")
+    __slots__ = ("ops", "refs", "ext", "ext_ids", "ext_avals", "weight")
 
     def __init__(self):
+        self.weight = 0      # ops recorded, a group's backward counting as its ops
         self.ops = []        # (fn, input treedef or None, input refs)
         self.refs = []       # the Pending of each output value, in order (see _flush)
         self.ext = []        # the distinct outside arrays
@@ -183,11 +185,11 @@ def _out_avals(fn, treedef, avals):
     return r
 
 
-def record(fn, leaves, treedef=None):
+def record(fn, leaves, treedef=None, weight=1):
     """Append ``fn(*leaves)`` (``fn(*treedef.unflatten(leaves))``) to the segment and
     return its outputs as Pendings, in the shape of ``fn``'s output. ``leaves`` are
     jax.Arrays or Pendings. Raises what ``fn`` raises on these shapes, and NotLazy for
-    a leaf that is neither."""
+    a leaf that is neither. ``weight``: how many ops ``fn`` counts as against CAP."""
     with _lock:
         seg = _seg[0]
         refs = []
@@ -227,7 +229,8 @@ def record(fn, leaves, treedef=None):
                 srefs.append(p)
                 outs.append(p)
             res = otree.unflatten(outs)
-        if len(seg.ops) >= CAP:
+        seg.weight += weight
+        if seg.weight >= CAP:
             _flush(seg)
         return res
 
@@ -277,6 +280,7 @@ def _flush(seg):
         _stats["ops"] += len(ops)
         ext = seg.ext
         seg.ops, seg.refs, seg.ext, seg.ext_ids, seg.ext_avals = [], [], [], {}, []
+        seg.weight = 0
         outs = comp(*ext)
         for p, v in zip(keep, outs):  # a tensor over p takes v at its next read
             p.value = v

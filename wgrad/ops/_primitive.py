@@ -49,6 +49,7 @@ from .._autograd.saved import SavedTensor
 from ._views import mark_view as _mark_view  # NOTE [Views]
 from . import _lazy  # NOTE [Lazy segments]
 from ._lazy import raw as _lazy_raw
+from . import _lazy_graph  # NOTE [Lazy backward groups]
 from .._autograd.lazy_mode import state as _lazy_state
 
 __all__ = ["Primitive", "OpNode", "primitive", "holomorphic", "device_constant",
@@ -380,18 +381,20 @@ def _lazy_call(prim, args, attrs):
     except (TypeError, ValueError):  # NOTE [Shape errors]
         check_broadcast(*[a.shape for a in args if isinstance(a, Tensor)])
         raise
-    tls = _lazy.tls
-    prev, tls.raw = tls.raw, True
-    try:
-        if _state.grad:
-            for a in args:
-                if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
+    if _state.grad:
+        for a in args:
+            if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
+                if _lazy_graph.ENABLED and prim.lazy_backward:
+                    return _lazy_graph.record(prim, args, akey, attrs, out)
+                tls = _lazy.tls
+                prev, tls.raw = tls.raw, True
+                try:
                     return prim._record(args, akey, attrs, out)
-        if prim.nout == 1:
-            return _make(out)
-        return tuple(_make(o) for o in out)
-    finally:
-        tls.raw = prev
+                finally:
+                    tls.raw = prev
+    if prim.nout == 1:
+        return _make(out)
+    return tuple(_make(o) for o in out)
 
 
 # NOTE [Bounded caches]

@@ -140,6 +140,8 @@ def _adopt_saved(out, vc, version):
 def _rehome(t, fn, nr):
     """Give ``t`` the history ``(fn, nr)``; a retain_grad hook moves along with it (torch
     moves it to the new grad_fn, so ``.grad`` is that of the latest version)."""
+    if t._retains_grad:
+        t._ungroup()  # the hook sits on its OpNode (NOTE [Lazy backward groups])
     old, old_nr = t._grad_fn, t._output_nr
     t._grad_fn, t._output_nr = fn, nr
     if t._retains_grad and old is not None and (old is not fn or old_nr != nr):

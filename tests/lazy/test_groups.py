@@ -1,0 +1,174 @@
+"""Lazy backward groups (NOTE [Lazy backward groups] in wgrad/ops/_lazy_graph.py): one
+backward node for a segment's ops, which explodes into torch's nodes when looked at."""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+import torch
+
+import wgrad
+from wgrad.ops import _lazy_graph
+
+pytestmark = pytest.mark.skipif(not _lazy_graph.ENABLED, reason="WGRAD_LAZY_GROUPS=0")
+
+
+def _x(lib, n=4, dtype="float64", seed=0):
+    a = np.random.default_rng(seed).standard_normal(n)
+    if dtype == "complex128":
+        a = a + 1j * np.random.default_rng(seed + 1).standard_normal(n)
+    return lib.tensor(a, requires_grad=True)
+
+
+def _walk(fn, depth=0):
+    """The graph below ``fn`` as nested (name, children), through next_functions."""
+    if fn is None:
+        return None
+    name = fn.name().replace("torch::autograd::", "")
+    return (name, tuple(_walk(c, depth + 1) for c, _ in fn.next_functions))
+
+
+def _program(lib):
+    x = _x(lib, dtype="complex128")
+    y = x.sin() * 2
+    z = y * y.conj() + y.exp()
+    w = (z.abs() ** 2).sum()
+    return x, y, z, w
+
+
+def test_graph_seen_through_a_group_is_torchs():
+    with wgrad.lazy():
+        _, _, _, w = _program(wgrad)
+        assert type(w._grad_fn) is _lazy_graph.GroupNode  # recorded as one node
+        got = _walk(w.grad_fn)
+    _, _, _, tw = _program(torch)
+    assert got == _walk(tw.grad_fn)
+
+
+def test_gradients_match_torch_with_hooks_retain_grad_and_inputs():
+    seen = {}
+    for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+        with ctx():
+            x, y, z, w = _program(lib)
+            y.retain_grad()
+            z.register_hook(lambda g, lib=lib: g * 3)
+            gy, = lib.autograd.grad(w, y, retain_graph=True)
+            w.backward()
+        seen[lib] = [t.detach().numpy() for t in (x.grad, y.grad, gy)]
+    for a, b in zip(seen[wgrad], seen[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_double_backward_runs_node_by_node():
+    out = {}
+    for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+        with ctx():
+            x = _x(lib)
+            y = (x.sin() * x).exp().sum()
+            g, = lib.autograd.grad(y, x, create_graph=True)
+            h, = lib.autograd.grad((g * g).sum(), x)
+        out[lib] = (g.detach().numpy(), h.numpy())
+    for a, b in zip(out[wgrad], out[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_a_backward_frees_only_the_ops_it_ran():
+    msgs = []
+    for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+        with ctx():
+            x = _x(lib)
+            a = (x * x).sum()
+            b = (x.sin() * x).sum()   # same group as a, not on a's path
+            a.backward()
+            b.backward()              # its saved values are still there
+            g = x.grad.numpy().copy()
+            with pytest.raises(RuntimeError) as e:
+                a.backward()
+            msgs.append(str(e.value))
+        np.testing.assert_allclose(g, (2 * x + x.detach().sin() + x.detach() *
+                                       x.detach().cos()).detach().numpy(), rtol=1e-12)
+    assert msgs[0].replace("wgrad", "torch") == msgs[1]
+
+
+def test_inplace_change_of_a_saved_value_raises_eager_modes_error():
+    msgs = []
+    for enabled in (True, False):
+        with wgrad.lazy(enabled):
+            x = _x(wgrad)
+            y = x * 2
+            z = (y * y).sum()
+            y.add_(1)
+            with pytest.raises(RuntimeError) as e:
+                z.backward()
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1] and "is at version 1; expected version 0" in msgs[0]
+
+
+def test_a_group_no_tensor_needs_is_freed_without_the_cycle_collector():
+    gc.disable()
+    try:
+        with wgrad.lazy():
+            x = _x(wgrad)
+            y = x.sin()
+            z = (y * y).exp()       # saves y, a result of the same group
+            r = weakref.ref(z._grad_fn)
+            del y, z
+            assert r() is None
+    finally:
+        gc.enable()
+
+
+def test_forward_and_backward_run_as_one_computation():
+    x = _x(wgrad, n=8, dtype="complex128")
+    m = wgrad.tensor(np.abs(np.arange(8.0)))
+    wgrad.lazy.flush()  # nothing recorded before (WGRAD_LAZY=1) joins the first step
+    with wgrad.lazy():
+        for _ in range(3):  # the later steps hit the cache
+            x.grad = None
+            before = wgrad.lazy.stats()
+            loss = ((wgrad.fft.fft(x).abs() - m) ** 2).sum()
+            loss.backward()
+            after = wgrad.lazy.stats()
+    assert after["segments"] - before["segments"] == 1
+    assert after["compiles"] == before["compiles"]
+    xt = torch.tensor(x.detach().numpy(), requires_grad=True)
+    ((torch.fft.fft(xt).abs() - torch.tensor(m.numpy())) ** 2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_a_view_of_a_result_starts_a_new_group():
+    # x -> y (group) -> view (eager node) -> op: one group waiting on itself would hang
+    for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+        with ctx():
+            x = _x(lib, n=6)
+            y = x * 2
+            z = (y.view(2, 3).t() * y.view(3, 2)).sum()
+            z.backward()
+        if lib is wgrad:
+            got = x.grad.numpy()
+    np.testing.assert_allclose(got, x.grad.numpy(), rtol=1e-12)
+
+
+def test_printing_does_not_explode():
+    with wgrad.lazy():
+        x = _x(wgrad)
+        y = (x * 2).sin()
+        assert "SinBackward0" in repr(y)
+        assert type(y._grad_fn) is _lazy_graph.GroupNode
+        assert y.grad_fn.name() == "SinBackward0"  # looking at it explodes it
+        assert type(y._grad_fn) is not _lazy_graph.GroupNode
+
+
+def test_saved_arrays_are_freed_by_backward():
+    with wgrad.lazy():
+        x = _x(wgrad, n=50)
+        h = x * 2
+        e = h.sin().exp()                  # sin saves h, exp its result: both in the group
+        ref_h, ref_e = weakref.ref(h._data), weakref.ref(e._data)
+        out = (e * 3).sum()
+        del h, e
+        gc.collect()
+        assert ref_h() is not None and ref_e() is not None  # kept for backward
+        out.backward()
+    gc.collect()
+    assert ref_h() is None and ref_e() is None

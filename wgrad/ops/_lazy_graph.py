@@ -1,0 +1,465 @@
+"""Lazy backward groups: the ops of a lazy segment recorded as one backward node.
+
+# NOTE [Lazy backward groups]
+# Under ``wgrad.lazy()`` a differentiable Primitive call does not build an OpNode: it
+# appends one record (primitive, attributes, which inputs need
+# grad, their shapes, where each input comes from, what it saves) to the open *group*, a
+# single Node (``GroupNode``) whose outputs are all the group's differentiable results.
+# A result tensor's ``_grad_fn`` is the group and its ``_output_nr`` its index there. The
+# engine sees one node: its backward runs the recorded ops' cached backward kernels
+# (NOTE [One formula, two uses]) in reverse, inside ONE jitted function per (group
+# structure, which outputs receive a gradient), recorded into the lazy segment (so a
+# backward that follows a forward not yet run is the same XLA computation as the forward:
+# what ``jax.jit(jax.value_and_grad)`` would run). Per op this costs a record instead of a
+# Node, and no engine step, no input buffer, no kernel dispatch in backward.
+#
+# Nothing of torch's graph is lost: whatever looks at a group's inside *explodes* it
+# first, building the OpNodes the ops would have had in eager mode (same names, edges,
+# saved values, sequence and topological numbers): ``Tensor.grad_fn`` / ``output_nr``,
+# ``Node.next_functions``, ``register_hook`` and ``retain_grad`` on a result, a result
+# named in ``grad(inputs=)`` / ``backward(inputs=)`` / ``get_gradient_edge``, an in-place
+# op moving a retained gradient. Printing a tensor names its op without exploding. Edges
+# recorded before keep pointing at the group; a backward started after the explosion
+# follows them to the OpNodes inside (engine ``_edges_of``), one already running when it
+# happens runs the OpNodes through an inner engine call (``_apply_nodes``), and so does a
+# backward that records (create_graph), carries tangents or checks anomalies: node by
+# node, exactly as in eager mode, with the hooks registered on those nodes.
+#
+# Values: the group keeps SavedTensors (version checks, release after backward, the
+# "backward through the graph a second time" error) as OpNodes do; only those of the
+# ops a backward ran are released (per thread: several may run through one group). An
+# input that is a result of the same group is saved by its array and a weak reference
+# (``SavedTensor._weak``), or the group and that tensor would form a reference cycle.
+#
+# Boundaries: each thread records into its own open group, held weakly (a group no tensor
+# needs is freed at once). A new group starts at CAP ops (compile time, NOTE [Lazy
+# segments]), when a backward starts on the thread (no group grows under a running
+# backward), after an explosion, and when an input's node was made after the group began
+# without being in it (a view or in-place op of one of its results, a custom Function):
+# that node may lead back into the group, which would then wait on itself.
+# ``WGRAD_LAZY_GROUPS=0`` turns groups off (one OpNode per op, as before).
+"""
+import os
+from threading import get_ident
+from weakref import ref as _weakref
+
+import jax
+
+from .._autograd import anomaly_mode as _anomaly
+from .._autograd.engine import _current_task, get_default_engine
+from .._autograd.forward_ad import state as _fw
+from .._autograd.grad_mode import _state
+from .._autograd.graph import _SEQ_MAX, Node, _seq as _node_seq
+from .._autograd.lazy_mode import group as _open
+from .._autograd.lazy_mode import state as _lazy_state
+from .._autograd.saved import SavedTensor
+from .._tensor import Tensor, _make
+from . import _lazy
+from . import _primitive as _P
+
+__all__ = ["ENABLED", "GroupNode", "record"]
+
+ENABLED = os.environ.get("WGRAD_LAZY_GROUPS", "1").strip() not in ("0", "false", "no", "off")
+CAP = _lazy.CAP
+_PLANS = {}
+_raw = _lazy.raw
+
+
+class _Op:
+    """One recorded Primitive call of a group."""
+
+    __slots__ = ("prim", "attrs", "akey", "needs", "in_meta", "out_meta", "srcs", "outs",
+                 "saved", "seq", "topo")
+
+
+class GroupNode(Node):
+    """One backward node for the differentiable ops of a lazy segment (NOTE [Lazy backward
+    groups]); never handed to user code: it explodes into OpNodes first."""
+
+    __slots__ = ("ops", "num_outputs", "_ext", "_out_topo", "_map", "_ran", "_key",
+                 "_key_len", "_start")
+    _is_group = True
+
+    def __init__(self):
+        super().__init__([])
+        self.ops = []
+        self.num_outputs = 0
+        self._ext = {}          # (node, nr) -> its index in _edges
+        self._out_topo = []     # the topological number each output's OpNode would have
+        self._map = None        # after explosion: output index -> (OpNode, its output_nr)
+        self._ran = {}          # thread -> the ops its last apply ran (release_variables)
+        self._key = None
+        self._key_len = -1
+        self._start = self._seq_nr  # a node with a larger number may depend on this group
+
+    def name(self):
+        return "LazyGroupBackward"
+
+    def _name_of(self, idx):
+        """The node name of output ``idx``'s op, without exploding (printing)."""
+        if self._map is not None:
+            return self._map[idx][0].name()
+        for op in self.ops:
+            if idx in op.outs:
+                return op.prim.node_name
+        return self.name()
+
+    # -- explosion ---------------------------------------------------------------------
+    def _resolve(self, idx):
+        """``(OpNode, output_nr)`` of output ``idx``, exploding the group first."""
+        if self._map is None:
+            self._explode()
+        return self._map[idx]
+
+    def _explode(self):
+        with _lazy._lock:
+            if self._map is not None:
+                return
+            r = _open.ref
+            if r is not None and r() is self:
+                _open.ref = None
+            out = [None] * self.num_outputs
+            ext = self._edges
+            for op in self.ops:
+                edges = []
+                for s in op.srcs:
+                    edges.append((None, 0) if s is None else out[s] if s >= 0 else ext[~s])
+                node = op.prim.node_cls(tuple(edges), sequence_nr=op.seq)
+                node._topological_nr = op.topo
+                node.prim = op.prim
+                node.attrs = op.attrs
+                node.akey = op.akey
+                node.needs = op.needs
+                node.num_outputs = op.prim.nout
+                node.in_meta = op.in_meta
+                node.out_meta = op.out_meta
+                node.saved = op.saved
+                for i, j in enumerate(op.outs):
+                    if j is not None:
+                        out[j] = (node, i)
+                for v in op.saved.values():
+                    for s in (v if type(v) is tuple else (v,)):
+                        if type(s) is not SavedTensor:
+                            continue
+                        if s._ref is not None and s._grad_fn is None:  # an earlier op's
+                            s._grad_fn, s._output_nr = out[s._output_nr]
+            self._map = out
+
+    # hooks go to the OpNode of the output they are registered for
+    def _register_tensor_pre_hook(self, output_nr, fn):
+        node, nr = self._resolve(output_nr)
+        return node._register_tensor_pre_hook(nr, fn)
+
+    def _set_retains_grad_hook(self, output_nr, fn):
+        node, nr = self._resolve(output_nr)
+        node._set_retains_grad_hook(nr, fn)
+
+    def register_hook(self, fn):
+        raise RuntimeError("internal error: a hook on a lazy backward group")
+
+    register_prehook = register_hook
+
+    # -- backward ----------------------------------------------------------------------
+    def apply(self, grads):
+        if self._map is not None or _state.grad or _fw.active or _anomaly._state.enabled:
+            return self._apply_nodes(grads)
+        mask = tuple(g is not None for g in grads)
+        if not any(mask):
+            return [None] * len(self._edges)
+        with _lazy._lock:  # another thread may still be adding ops: the ones known now
+            ops = self.ops
+            n = len(ops)
+            if self._key_len != n:
+                self._key = tuple((o.prim, o.akey, o.needs, o.in_meta, o.out_meta, o.srcs,
+                                   o.outs) for o in ops[:n])
+                self._key_len = n
+            key = (self._key, len(self._edges), mask)
+            plan = _PLANS.get(key)
+            if plan is None:
+                plan = _build(ops[:n], self.num_outputs, len(self._edges), mask)
+                if len(_PLANS) >= _P.CACHE_MAX:  # NOTE [Bounded caches]
+                    del _PLANS[next(iter(_PLANS))]
+                _PLANS[key] = plan
+        fn, active, names = plan
+        tls = _lazy.tls
+        prev, tls.raw = tls.raw, True
+        try:
+            vals = []
+            for i, ns in zip(active, names):
+                saved = ops[i].saved
+                vals.append([self._value(saved[n], i) for n in ns])
+            gs = [g._data for g in grads if g is not None]
+            if _lazy_state.on:
+                leaves, tree = jax.tree_util.tree_flatten((gs, vals))
+                try:
+                    outs = _lazy.record(fn, leaves, tree, weight=len(active))
+                except _lazy.NotLazy:  # a tracer: under a JAX trace
+                    outs = fn(*tree.unflatten([x.force() if x.__class__ is _lazy.Pending
+                                               else x for x in leaves]))
+            else:
+                outs = fn(gs, vals)
+        finally:
+            tls.raw = prev
+        self._ran[get_ident()] = active
+        return [_make(o) if o is not None else None for o in outs]
+
+    def _apply_nodes(self, grads):
+        """Backward through the OpNodes (exploding first): an inner engine call from the
+        outputs that got a gradient, capturing what reaches the outside edges. Used
+        once the group was looked at (its hooks are on those nodes), and for a backward
+        that records (create_graph), carries tangents or checks anomalies."""
+        self._explode()
+        roots, gs = [], []
+        for j, g in enumerate(grads):
+            if g is not None:
+                roots.append(self._map[j])
+                gs.append(g)
+        if not roots:
+            return [None] * len(self._edges)
+        task = _current_task()
+        keep = task.keep_graph if task is not None else True
+        # the outside edges as this inner call follows them (an exploded group's into its
+        # OpNodes); two that lead to the same place get its gradient once
+        first = {}
+        where = []
+        for n, nr in self._edges:
+            if n._is_group and n._map is not None:
+                n, nr = n._map[nr]
+            where.append(first.setdefault((n, nr), len(first)))
+        got = get_default_engine().execute(roots, gs, keep, _state.grad, list(first),
+                                           accumulate_grad=False, boundary=True)
+        out = []
+        for i in where:
+            out.append(got[i])
+            got[i] = None
+        return out
+
+    def _value(self, v, i):
+        if type(v) is SavedTensor:
+            if v._unpack_hook is None and not v._released and not v._is_none \
+                    and v._vc.v == v._version:
+                if v._is_output:
+                    return v._data
+                t = v._tensor
+                if t is None:  # a result of this group, held weakly
+                    t = v._ref()
+                    if t is None or t._grad_fn is not None:
+                        return v._data
+                elif not (v._had_fn and t._grad_fn is None):
+                    return _raw(t)
+            # the error of an OpNode (version, freed, detached), with its name: explode
+            op = self.ops[i]
+            self._explode()
+            node = self._map[next(j for j in op.outs if j is not None)][0]
+            t = v.unpack(node)
+            return t._data if t is not None else None
+        if type(v) is tuple:
+            return tuple(self._value(s, i) for s in v)
+        return _P.device_constant(_P._unpack(v, self, graph=False))
+
+    def release_variables(self):
+        ran = self._ran.pop(get_ident(), ())
+        if self._map is not None:
+            return True  # the OpNodes released theirs
+        fresh = True
+        ops = self.ops
+        for i in ran:
+            for v in ops[i].saved.values():
+                for s in (v if type(v) is tuple else (v,)):
+                    if type(s) is SavedTensor:
+                        fresh = s.release() and fresh
+        return fresh
+
+
+def _build(ops, n_out, n_ext, mask):
+    """The jitted backward of a group for the outputs in ``mask``: ``fn(gs, vals)`` with
+    the gradients of those outputs and the saved values of the ops that run, returning the
+    gradient of each outside edge (None where none flows)."""
+    has = {j for j, m in enumerate(mask) if m}
+    active = []
+    for i in range(len(ops) - 1, -1, -1):
+        op = ops[i]
+        if any(j is not None and j in has for j in op.outs):
+            active.append(i)
+            for s in op.srcs:
+                if s is not None and s >= 0:
+                    has.add(s)
+    steps = []
+    for i in active:
+        o = ops[i]
+        k = o.prim.kernel(o.akey, o.attrs, o.needs, o.in_meta, o.out_meta)
+        steps.append((o.outs, o.srcs, k))
+    where = [j for j, m in enumerate(mask) if m]
+
+    def run(gs, vals):
+        acc = [None] * n_out
+        for j, g in zip(where, gs):
+            acc[j] = g
+        ext = [None] * n_ext
+        for (outs, srcs, k), sv in zip(steps, vals):
+            og = [acc[j] if j is not None else None for j in outs]
+            ins = k.fun(og, sv)
+            for s, g in zip(srcs, ins):
+                if s is None or g is None:
+                    continue
+                if s >= 0:
+                    acc[s] = g if acc[s] is None else acc[s] + g
+                else:
+                    e = ~s
+                    ext[e] = g if ext[e] is None else ext[e] + g
+        return ext
+    return jax.jit(run), tuple(active), tuple(s[2].names for s in steps)
+
+
+def _saved_result(t, data, nr):
+    """A result saved as the OpNode would: its array, rebuilt as output ``nr`` of the node
+    that unpacks it."""
+    s = SavedTensor(t, True, data)
+    s._output_nr = nr
+    return s
+
+
+def _keep(a, g):
+    """The SavedTensor of input ``a``: by weak reference where ``a`` is a result of ``g``
+    itself (a strong one would be a cycle through ``a._grad_fn``)."""
+    if a is not None and a._grad_fn is g:
+        return SavedTensor._weak(a, _raw(a))
+    return _P._save(a)
+
+
+def _may_depend_on(g, args):
+    """Whether an input's node could lead back into ``g`` (a node made after ``g`` began
+    that is not in it: a view or in-place op of one of its results, a custom Function):
+    the op then starts a new group, so that no group waits on itself."""
+    start = g._start
+    for a in args:
+        if isinstance(a, Tensor):
+            fn = a._grad_fn
+            if fn is not None and fn is not g and fn._seq_nr > start \
+                    and fn._seq_nr != _SEQ_MAX:
+                return True
+    return False
+
+
+def record(prim, args, akey, attrs, out):
+    """Record a differentiable call into the open group (NOTE [Lazy backward groups]);
+    its results, as ``Primitive._record`` returns them."""
+    single = prim.nout == 1
+    if single:
+        if prim.nondiff_outputs or out.dtype.kind not in _P._DIFF_KINDS:
+            return _make(out)
+        outs = (out,)
+        diff = (True,)
+    else:
+        outs = tuple(out)
+        diff = [i not in prim.nondiff_outputs and o.dtype.kind in _P._DIFF_KINDS
+                for i, o in enumerate(outs)]
+        if not any(diff):
+            return tuple(_make(o) for o in outs)
+    with _lazy._lock:
+        g = _open.ref
+        if g is not None:
+            g = g()  # held weakly: a group no tensor needs is freed at once
+        if g is None or len(g.ops) >= CAP or g._map is not None or _may_depend_on(g, args):
+            g = GroupNode()
+            _open.ref = _weakref(g)
+        needs = []
+        srcs = []
+        in_meta = []
+        topo = 0
+        ext = g._ext
+        edges = g._edges
+        for a in args:
+            if isinstance(a, Tensor):
+                d = _raw(a)
+                in_meta.append((d.shape, d.dtype))
+                fn = a._grad_fn
+                if fn is g:
+                    needs.append(True)
+                    s = a._output_nr
+                    srcs.append(s)
+                    t = g._out_topo[s]
+                    if t >= topo:
+                        topo = t + 1
+                    continue
+                if a._requires_grad or fn is not None:
+                    needs.append(True)
+                    e = a._gradient_edge()
+                    if fn is not None and fn._is_group and fn._map is not None:
+                        e = fn._map[e[1]]  # an exploded group: the OpNode inside
+                    k = ext.get(e)
+                    if k is None:
+                        k = ext[e] = len(edges)
+                        edges.append(e)
+                        t = e[0]._topological_nr
+                        if t >= g._topological_nr:
+                            g._topological_nr = t + 1
+                    srcs.append(~k)
+                    t = e[0]._topological_nr
+                    if t >= topo:
+                        topo = t + 1
+                    continue
+            else:
+                in_meta.append(None)
+            needs.append(False)
+            srcs.append(None)
+        needs = tuple(needs)
+        if len(_P._NEEDS) > _P._INTERN_MAX:
+            _P._NEEDS.clear()
+        needs = _P._NEEDS.setdefault(needs, needs)
+        in_meta = tuple(in_meta)
+        if len(_P._IN_META) > _P._INTERN_MAX:
+            _P._IN_META.clear()
+        op = _Op()
+        op.prim = prim
+        op.attrs = attrs
+        op.akey = akey
+        op.needs = needs
+        op.in_meta = _P._IN_META.setdefault(in_meta, in_meta)
+        op.out_meta = None if single else tuple((o.shape, o.dtype) for o in outs)
+        op.srcs = tuple(srcs)
+        op.seq = next(_node_seq)
+        op.topo = topo
+        plan = prim._saves_cache.get(needs)
+        if plan is None:
+            plan = prim._saves_cache[needs] = prim._save_plan(needs)
+        saved = {}
+        for name, i in plan:
+            if i >= 0:
+                a = args[i]
+                if isinstance(a, Tensor) or a is None:
+                    saved[name] = _keep(a, g)
+                elif type(a) is tuple:
+                    saved[name] = tuple(_keep(x, g) if isinstance(x, Tensor) else
+                                        _P._save(_make(x)) if isinstance(x, jax.Array) else x
+                                        for x in a)
+                else:
+                    saved[name] = a
+            elif i == _P._VARIADIC:
+                saved[name] = tuple(_keep(a, g) for a in args)
+        n = g.num_outputs
+        idx = []
+        results = []
+        for o, dflag in zip(outs, diff):
+            if dflag:
+                idx.append(n)
+                results.append(_make(o, g, n))
+                g._out_topo.append(topo)
+                n += 1
+            else:
+                idx.append(None)
+                results.append(_make(o))
+        g.num_outputs = n
+        if topo >= g._topological_nr:
+            g._topological_nr = topo + 1
+        op.outs = tuple(idx)
+        for name, i in plan:
+            if i == _P._RESULT:
+                saved[name] = _saved_result(results[0], outs[0], 0)
+            elif i == _P._RESULTS:
+                saved[name] = tuple(_saved_result(r, o, k if d else 0) for k, (r, o, d)
+                                    in enumerate(zip(results, outs, diff)))
+        op.saved = saved
+        g._seq_nr = op.seq
+        g.ops.append(op)
+        return results[0] if single else tuple(results)
