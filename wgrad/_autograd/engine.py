@@ -111,11 +111,19 @@ class ReadyQueue:
 
     def __init__(self, threaded=True):
         self.heap = []
-        self.threaded = threaded
-        self._lock = threading.Lock()
-        self._not_empty = threading.Condition(self._lock)
+        self.threaded = False
         self._waiting = 0
         self._tick = itertools.count()  # FIFO among equal keys; NodeTasks never compare
+        if threaded:
+            self.make_threaded()
+
+    def make_threaded(self):
+        """From now on take pushes from any thread (the lock is made only then: most
+        backward calls never need it)."""
+        if not self.threaded:
+            self._lock = threading.Lock()
+            self._not_empty = threading.Condition(self._lock)
+            self.threaded = True
 
     def push(self, task, wakeup=False):
         if wakeup:  # a wake-up or shutdown NodeTask (node None) goes before all others
@@ -304,7 +312,8 @@ class Engine:
         use_devices = tls.multithreading and not sync and _devices_in_use()
         if reentrant:
             queue = tls.queue
-            queue.threaded = queue.threaded or use_devices  # safe: only we touch it now
+            if use_devices:
+                queue.make_threaded()  # safe: only we touch it now
         else:
             queue = ReadyQueue(threaded=use_devices)
         task = GraphTask(keep_graph, create_graph, tls.total_depth + 1 if reentrant else 0,

@@ -5,6 +5,8 @@ Tensor): this package may import every layer below it.
 """
 import warnings
 
+import jax
+
 from .._autograd.anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled,
                                       is_anomaly_enabled, set_detect_anomaly)
 from .._autograd.engine import (get_default_engine, is_multithreading_enabled,
@@ -78,7 +80,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 if not odtype.is_floating_point:
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
                                        f"outputs but got {odtype!r}")
-                new.append(ones_like(out) if isinstance(out, Tensor)
+                new.append(_one_like(out) if isinstance(out, Tensor)
                            else ones(tuple(oshape), dtype=odtype))
             else:
                 new.append(None)
@@ -107,6 +109,25 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                                f"{odtype!r}.")
         new.append(g)
     return new
+
+
+# The implicit gradient of a one-element output, kept per (shape, dtype, device): an array
+# is immutable, so every backward can start from the same one (making it costs a dispatch)
+_ONES = {}
+
+
+def _one_like(out):
+    key = (out.shape, out.dtype, out.device)
+    a = _ONES.get(key)
+    if a is None:
+        t = ones_like(out)
+        a = t._data
+        if isinstance(a, jax.core.Tracer) or len(a.devices()) != 1:
+            return t  # under a trace, or laid out over several devices
+        if len(_ONES) >= 64:
+            _ONES.clear()
+        _ONES[key] = a
+    return Tensor._make(a)
 
 
 def _root_edges(outputs, grads):
