@@ -118,7 +118,7 @@ def test_a_group_no_tensor_needs_is_freed_without_the_cycle_collector():
         gc.enable()
 
 
-def test_forward_and_backward_run_as_one_computation():
+def test_a_step_is_one_computation_per_pass_and_repeats_hit_the_cache():
     x = _x(wgrad, n=8, dtype="complex128")
     m = wgrad.tensor(np.abs(np.arange(8.0)))
     wgrad.lazy.flush()  # nothing recorded before (WGRAD_LAZY=1) joins the first step
@@ -127,13 +127,18 @@ def test_forward_and_backward_run_as_one_computation():
             x.grad = None
             before = wgrad.lazy.stats()
             loss = ((wgrad.fft.fft(x).abs() - m) ** 2).sum()
-            loss.backward()
+            loss.backward()   # the forward, then the whole backward: one call
             after = wgrad.lazy.stats()
-    assert after["segments"] - before["segments"] == 1
-    assert after["compiles"] == before["compiles"]
+            g, = wgrad.autograd.grad(((wgrad.fft.fft(x).abs() - m) ** 2).sum(), x)
+            g.numpy()         # grad() does not flush first: forward and backward at once
+            last = wgrad.lazy.stats()
+    assert after["segments"] - before["segments"] == 2
+    assert last["segments"] - after["segments"] == 1
+    assert last["compiles"] == before["compiles"]
     xt = torch.tensor(x.detach().numpy(), requires_grad=True)
     ((torch.fft.fft(xt).abs() - torch.tensor(m.numpy())) ** 2).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(g.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-10)
 
 
 def test_a_view_of_a_result_starts_a_new_group():

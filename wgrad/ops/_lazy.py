@@ -33,9 +33,11 @@
 #
 # When a segment flushes: a value is read (above); the segment reaches CAP calls (a
 # group's backward counts as its ops); the outermost ``lazy()`` block exits;
-# ``backward()`` returns (its gradients are then concrete); ``flush()``. A backward that
-# follows a forward still pending joins its segment: forward and backward run as one
-# computation. Ops that run eagerly instead (their inputs are forced first):
+# ``backward()`` starts (XLA runs the forward while the backward is recorded: a
+# phase-retrieval step 0.491 against 0.605 ms with forward and backward in one segment,
+# minima of 15 interleaved rounds, 2026-11-26; the MLP step ties) and returns (its
+# gradients are then concrete); ``flush()``. ``grad()`` does not flush first: its
+# backward joins the pending forward's segment. Ops that run eagerly instead (their inputs are forced first):
 # views and in-place ops (they read their input's array: version counters, storage and
 # CopySlices keep their eager semantics), ``jit=False`` primitives (device moves),
 # anything under a JAX trace (wgrad.compile, a user's jit), and everything while forward

@@ -8,9 +8,9 @@
 # A result tensor's ``_grad_fn`` is the group and its ``_output_nr`` its index there. The
 # engine sees one node: its backward runs the recorded ops' cached backward kernels
 # (NOTE [One formula, two uses]) in reverse, inside ONE jitted function per (group
-# structure, which outputs receive a gradient), recorded into the lazy segment (so a
-# backward that follows a forward not yet run is the same XLA computation as the forward:
-# what ``jax.jit(jax.value_and_grad)`` would run). Per op this costs a record instead of a
+# structure, which outputs receive a gradient), recorded into the lazy segment (a
+# backward that follows a forward not yet run joins its computation; ``backward()`` runs
+# the forward first, NOTE [Lazy segments]). Per op this costs a record instead of a
 # Node, and no engine step, no input buffer, no kernel dispatch in backward.
 #
 # Nothing of torch's graph is lost: whatever looks at a group's inside *explodes* it
@@ -327,20 +327,6 @@ def _keep(a, g):
     return _P._save(a)
 
 
-def _may_depend_on(g, args):
-    """Whether an input's node could lead back into ``g`` (a node made after ``g`` began
-    that is not in it: a view or in-place op of one of its results, a custom Function):
-    the op then starts a new group, so that no group waits on itself."""
-    start = g._start
-    for a in args:
-        if isinstance(a, Tensor):
-            fn = a._grad_fn
-            if fn is not None and fn is not g and fn._seq_nr > start \
-                    and fn._seq_nr != _SEQ_MAX:
-                return True
-    return False
-
-
 def record(prim, args, akey, attrs, out):
     """Record a differentiable call into the open group (NOTE [Lazy backward groups]);
     its results, as ``Primitive._record`` returns them."""
@@ -360,9 +346,21 @@ def record(prim, args, akey, attrs, out):
         g = _open.ref
         if g is not None:
             g = g()  # held weakly: a group no tensor needs is freed at once
-        if g is None or len(g.ops) >= CAP or g._map is not None or _may_depend_on(g, args):
+        if g is None or len(g.ops) >= CAP or g._map is not None:
             g = GroupNode()
             _open.ref = _weakref(g)
+        start = g._start
+        for a in args:
+            if isinstance(a, Tensor):
+                fn = a._grad_fn
+                if fn is not None and fn is not g and fn._seq_nr > start \
+                        and fn._seq_nr != _SEQ_MAX:
+                    # this input's node was made after g began, outside it (a view or an
+                    # in-place op of one of g's results, a custom Function): it may lead
+                    # back into g, which would then wait on itself. A new group.
+                    g = GroupNode()
+                    _open.ref = _weakref(g)
+                    break
         needs = []
         srcs = []
         in_meta = []
