@@ -18,7 +18,7 @@ from .._autograd.graph import GradientEdge, Node, get_gradient_edge, register_mu
 from .._autograd.lazy_mode import state as _lazy_state
 from .._creation import ones, ones_like, zeros_like
 from ..ops import _lazy
-from .._tensor import Size, Tensor
+from .._tensor import Size, Tensor, _raw_data
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "is_grad_enabled", "inference_mode", "is_inference_mode_enabled", "graph", "Node",
@@ -117,6 +117,8 @@ _ONES = {}
 
 
 def _one_like(out):
+    if isinstance(_raw_data(out), jax.core.Tracer):  # under a JAX transformation
+        return ones_like(out)
     key = (out.shape, out.dtype, out.device)
     a = _ONES.get(key)
     if a is None:

@@ -194,47 +194,59 @@ def record(fn, leaves, treedef=None, weight=1):
     a leaf that is neither. ``weight``: how many ops ``fn`` counts as against CAP."""
     with _lock:
         seg = _seg[0]
-        refs = []
-        avals = []
-        ext_ids = seg.ext_ids
-        for x in leaves:
-            if x.__class__ is Pending:
-                if x.seg is seg:
-                    refs.append(x.idx)
-                    avals.append(x.aval)
-                    continue
-                x = x.force()
-            i = ext_ids.get(id(x))
-            if i is None:
-                if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
-                    raise NotLazy
-                if _DEV[1] is None:
-                    _DEV[1] = {jax.devices()[0]} if len(jax.devices()) > 1 else False
-                if _DEV[1] and x.devices() != _DEV[1]:
-                    raise NotLazy  # segments run on the default device
-                i = ext_ids[id(x)] = len(seg.ext)
-                seg.ext.append(x)
-                a = x.aval
-                seg.ext_avals.append((a.shape, a.dtype, a.weak_type))
-            refs.append(~i)
-            avals.append(seg.ext_avals[i])
-        otree, oavals, single = _out_avals(fn, treedef, tuple(avals))
-        seg.ops.append((fn, treedef, tuple(refs)))
-        srefs = seg.refs
-        if single:
-            res = Pending(seg, len(srefs), oavals[0])
-            srefs.append(res)
-        else:
-            outs = []
-            for a in oavals:
-                p = Pending(seg, len(srefs), a)
-                srefs.append(p)
-                outs.append(p)
-            res = otree.unflatten(outs)
-        seg.weight += weight
-        if seg.weight >= CAP:
-            _flush(seg)
-        return res
+        n_ext = len(seg.ext)
+        try:
+            return _record(seg, fn, leaves, treedef, weight)
+        except BaseException:  # NotLazy, a shape error: the segment as it was
+            if seg is _seg[0] and len(seg.ext) > n_ext:
+                for x in seg.ext[n_ext:]:
+                    seg.ext_ids.pop(id(x), None)
+                del seg.ext[n_ext:], seg.ext_avals[n_ext:]
+            raise
+
+
+def _record(seg, fn, leaves, treedef, weight):
+    refs = []
+    avals = []
+    ext_ids = seg.ext_ids
+    for x in leaves:
+        if x.__class__ is Pending:
+            if x.seg is seg:
+                refs.append(x.idx)
+                avals.append(x.aval)
+                continue
+            x = x.force()
+        i = ext_ids.get(id(x))
+        if i is None:
+            if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
+                raise NotLazy
+            if _DEV[1] is None:
+                _DEV[1] = {jax.devices()[0]} if len(jax.devices()) > 1 else False
+            if _DEV[1] and x.devices() != _DEV[1]:
+                raise NotLazy  # segments run on the default device
+            i = ext_ids[id(x)] = len(seg.ext)
+            seg.ext.append(x)
+            a = x.aval
+            seg.ext_avals.append((a.shape, a.dtype, a.weak_type))
+        refs.append(~i)
+        avals.append(seg.ext_avals[i])
+    otree, oavals, single = _out_avals(fn, treedef, tuple(avals))
+    seg.ops.append((fn, treedef, tuple(refs)))
+    srefs = seg.refs
+    if single:
+        res = Pending(seg, len(srefs), oavals[0])
+        srefs.append(res)
+    else:
+        outs = []
+        for a in oavals:
+            p = Pending(seg, len(srefs), a)
+            srefs.append(p)
+            outs.append(p)
+        res = otree.unflatten(outs)
+    seg.weight += weight
+    if seg.weight >= CAP:
+        _flush(seg)
+    return res
 
 
 def _build(ops, live):

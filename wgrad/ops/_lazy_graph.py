@@ -145,6 +145,13 @@ class GroupNode(Node):
                             s._grad_fn, s._output_nr = out[s._output_nr]
             self._map = out
 
+    def _keep(self, a):
+        """The SavedTensor of input ``a``: by weak reference where ``a`` is a result of
+        this group (a strong one would be a cycle through ``a._grad_fn``)."""
+        if a is not None and a._grad_fn is self:
+            return SavedTensor._weak(a, _raw(a))
+        return _P._save(a)
+
     # hooks go to the OpNode of the output they are registered for
     def _register_tensor_pre_hook(self, output_nr, fn):
         node, nr = self._resolve(output_nr)
@@ -258,9 +265,7 @@ class GroupNode(Node):
         return _P.device_constant(_P._unpack(v, self, graph=False))
 
     def release_variables(self):
-        ran = self._ran.pop(get_ident(), ())
-        if self._map is not None:
-            return True  # the OpNodes released theirs
+        ran = self._ran.pop(get_ident(), ())  # () after _apply_nodes: its nodes released
         fresh = True
         ops = self.ops
         for i in ran:
@@ -317,14 +322,6 @@ def _saved_result(t, data, nr):
     s = SavedTensor(t, True, data)
     s._output_nr = nr
     return s
-
-
-def _keep(a, g):
-    """The SavedTensor of input ``a``: by weak reference where ``a`` is a result of ``g``
-    itself (a strong one would be a cycle through ``a._grad_fn``)."""
-    if a is not None and a._grad_fn is g:
-        return SavedTensor._weak(a, _raw(a))
-    return _P._save(a)
 
 
 def record(prim, args, akey, attrs, out):
@@ -418,23 +415,7 @@ def record(prim, args, akey, attrs, out):
         op.srcs = tuple(srcs)
         op.seq = next(_node_seq)
         op.topo = topo
-        plan = prim._saves_cache.get(needs)
-        if plan is None:
-            plan = prim._saves_cache[needs] = prim._save_plan(needs)
-        saved = {}
-        for name, i in plan:
-            if i >= 0:
-                a = args[i]
-                if isinstance(a, Tensor) or a is None:
-                    saved[name] = _keep(a, g)
-                elif type(a) is tuple:
-                    saved[name] = tuple(_keep(x, g) if isinstance(x, Tensor) else
-                                        _P._save(_make(x)) if isinstance(x, jax.Array) else x
-                                        for x in a)
-                else:
-                    saved[name] = a
-            elif i == _P._VARIADIC:
-                saved[name] = tuple(_keep(a, g) for a in args)
+        plan, saved = prim._save_inputs(args, needs, g._keep)
         n = g.num_outputs
         idx = []
         results = []

@@ -216,23 +216,7 @@ class Primitive:
         if len(_IN_META) > _INTERN_MAX:  # NOTE [Bounded caches]
             _IN_META.clear()
         node.in_meta = _IN_META.setdefault(in_meta, in_meta)
-        plan = self._saves_cache.get(needs)
-        if plan is None:
-            plan = self._saves_cache[needs] = self._save_plan(needs)
-        saved = {}
-        for name, i in plan:
-            if i >= 0:
-                a = args[i]
-                if isinstance(a, Tensor) or a is None:
-                    saved[name] = _save(a)
-                elif type(a) is tuple:  # index arrays: saved, so freed as torch's indices
-                    saved[name] = tuple(_save(x) if isinstance(x, Tensor) else
-                                        _save(_make(x)) if isinstance(x, jax.Array) else x
-                                        for x in a)
-                else:
-                    saved[name] = a
-            elif i == _VARIADIC:
-                saved[name] = tuple(_save(a) for a in args)
+        plan, saved = self._save_inputs(args, needs, _save)
         if single:
             node.out_meta = None
             results = (_make(out, node, 0),)
@@ -247,6 +231,28 @@ class Primitive:
                 saved[name] = tuple(SavedTensor(r, is_output=True) for r in results)
         node.saved = saved
         return results[0] if single else results
+
+    def _save_inputs(self, args, needs, save):
+        """The save plan for ``needs`` and the inputs it saves, each through ``save``
+        (a Tensor or None to a SavedTensor); the results are added by the caller."""
+        plan = self._saves_cache.get(needs)
+        if plan is None:
+            plan = self._saves_cache[needs] = self._save_plan(needs)
+        saved = {}
+        for name, i in plan:
+            if i >= 0:
+                a = args[i]
+                if isinstance(a, Tensor) or a is None:
+                    saved[name] = save(a)
+                elif type(a) is tuple:  # index arrays: saved, so freed as torch's indices
+                    saved[name] = tuple(save(x) if isinstance(x, Tensor) else
+                                        _save(_make(x)) if isinstance(x, jax.Array) else x
+                                        for x in a)
+                else:
+                    saved[name] = a
+            elif i == _VARIADIC:
+                saved[name] = tuple(save(a) for a in args)
+        return plan, saved
 
     def _save_plan(self, needs):
         """``(name, where)`` per value to save: an input index, or _VARIADIC, _RESULT,
