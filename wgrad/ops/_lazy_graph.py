@@ -260,9 +260,9 @@ class GroupNode(Node):
             node = self._map[next(j for j in op.outs if j is not None)][0]
             t = v.unpack(node)
             return t._data if t is not None else None
-        if type(v) is tuple:
-            return tuple(self._value(s, i) for s in v)
-        return _P.device_constant(_P._unpack(v, self, graph=False))
+        if type(v) is tuple:  # index components: arrays saved, the rest as they are
+            return tuple(self._value(s, i) if type(s) is SavedTensor else s for s in v)
+        return _P.device_constant(v)
 
     def release_variables(self):
         ran = self._ran.pop(get_ident(), ())  # () after _apply_nodes: its nodes released
@@ -386,9 +386,6 @@ def record(prim, args, akey, attrs, out):
                     if k is None:
                         k = ext[e] = len(edges)
                         edges.append(e)
-                        t = e[0]._topological_nr
-                        if t >= g._topological_nr:
-                            g._topological_nr = t + 1
                     srcs.append(~k)
                     t = e[0]._topological_nr
                     if t >= topo:
@@ -398,19 +395,14 @@ def record(prim, args, akey, attrs, out):
                 in_meta.append(None)
             needs.append(False)
             srcs.append(None)
-        needs = tuple(needs)
-        if len(_P._NEEDS) > _P._INTERN_MAX:
-            _P._NEEDS.clear()
-        needs = _P._NEEDS.setdefault(needs, needs)
-        in_meta = tuple(in_meta)
-        if len(_P._IN_META) > _P._INTERN_MAX:
-            _P._IN_META.clear()
+        needs = _P._intern(_P._NEEDS, tuple(needs))
+        in_meta = _P._intern(_P._IN_META, tuple(in_meta))
         op = _Op()
         op.prim = prim
         op.attrs = attrs
         op.akey = akey
         op.needs = needs
-        op.in_meta = _P._IN_META.setdefault(in_meta, in_meta)
+        op.in_meta = in_meta
         op.out_meta = None if single else tuple((o.shape, o.dtype) for o in outs)
         op.srcs = tuple(srcs)
         op.seq = next(_node_seq)

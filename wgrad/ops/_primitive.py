@@ -189,10 +189,7 @@ class Primitive:
                 in_meta.append(None)
             needs.append(False)
             edges.append((None, 0))
-        needs = tuple(needs)
-        if len(_NEEDS) > _INTERN_MAX:
-            _NEEDS.clear()
-        needs = _NEEDS.setdefault(needs, needs)
+        needs = _intern(_NEEDS, tuple(needs))
         single = self.nout == 1
         if single:
             if self.nondiff_outputs or out.dtype.kind not in _DIFF_KINDS:
@@ -212,10 +209,7 @@ class Primitive:
         node.akey = akey
         node.needs = needs
         node.num_outputs = self.nout
-        in_meta = tuple(in_meta)
-        if len(_IN_META) > _INTERN_MAX:  # NOTE [Bounded caches]
-            _IN_META.clear()
-        node.in_meta = _IN_META.setdefault(in_meta, in_meta)
+        node.in_meta = _intern(_IN_META, tuple(in_meta))
         plan, saved = self._save_inputs(args, needs, _save)
         if single:
             node.out_meta = None
@@ -781,6 +775,14 @@ def _post(g, meta, node=None, index=0):
 _NEEDS = {}
 _IN_META = {}
 _INTERN_MAX = 4096
+
+
+def _intern(table, value):
+    """The one shared copy of ``value`` in ``table`` (cleared past _INTERN_MAX, NOTE
+    [Bounded caches])."""
+    if len(table) > _INTERN_MAX:
+        table.clear()
+    return table.setdefault(value, value)
 
 
 class OpNode(Node):
