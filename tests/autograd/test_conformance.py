@@ -626,3 +626,18 @@ def _mark_dirty_checks(lib):
 
 def test_mark_dirty_checks_and_volatile_as_torch():
     assert _mark_dirty_checks(wgrad) == _mark_dirty_checks(torch)
+
+
+def test_retained_grad_of_a_captured_input_sees_its_gradient():
+    # grad(w, y) with y.retain_grad(): torch fills y.grad too, and again for later calls
+    got = []
+    for lib in (wgrad, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        w = (y * y).sum()
+        lib.autograd.grad(w, y, retain_graph=True)
+        first = y.grad.tolist()
+        lib.autograd.grad(w, x, retain_graph=True)
+        got.append((first, y.grad.tolist()))
+    assert got[0] == got[1]
