@@ -177,3 +177,31 @@ def test_saved_arrays_are_freed_by_backward():
         out.backward()
     gc.collect()
     assert ref_h() is None and ref_e() is None
+
+
+def test_a_custom_functions_outputs_start_a_new_group():
+    # its node is numbered before the ops of its forward, and its backward runs them
+    # (reentrantly): an op of its output joining their group would run that group twice
+    def run(lib):
+        y0 = lib.tensor([[0.5, -1.0], [2.0, 0.25]])
+
+        class Reenter(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                with lib.enable_grad():
+                    ctx.x = x.detach().requires_grad_(True)
+                    ctx.out = ctx.x * y0.requires_grad_(True)
+                return ctx.out.detach()
+
+            @staticmethod
+            def backward(ctx, g):
+                with lib.enable_grad():
+                    ctx.out.sin().sum().backward()
+                return ctx.x.grad * g
+
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        (Reenter.apply(x) * 3).sum().backward()
+        return x.grad.numpy()
+    with wgrad.lazy():
+        got = run(wgrad)
+    np.testing.assert_allclose(got, run(torch), rtol=1e-6)

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 
 from .._autograd import forward_ad as _fw
 from .._autograd.grad_mode import _state as _grad_state
+from .._autograd.lazy_mode import group as _lazy_group
 from .._autograd.graph import Error, Node  # noqa: F401  (Error: torch's name here)
 from .._autograd.saved import SavedTensor
 from .._autograd import anomaly_mode as _anomaly
@@ -304,6 +305,10 @@ class Function:
             _grad_state.grad = prev
             if dual:
                 _fw.state.active = True
+            # NOTE [Lazy backward groups]: this node's number predates the ops its forward
+            # recorded, and its backward may run them (a reentrant backward through a value
+            # kept on ctx): an op of its outputs must not join their group
+            _lazy_group.ref = None
         out = _wrap_outputs(ctx, args, output, executable)
         if dual:
             _forward_tangents(cls, ctx, args, out)

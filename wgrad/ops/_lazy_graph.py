@@ -34,9 +34,11 @@
 # Boundaries: each thread records into its own open group, held weakly (a group no tensor
 # needs is freed at once). A new group starts at CAP ops (compile time, NOTE [Lazy
 # segments]), when a backward starts on the thread (no group grows under a running
-# backward), after an explosion, and when an input's node was made after the group began
-# without being in it (a view or in-place op of one of its results, a custom Function):
-# that node may lead back into the group, which would then wait on itself.
+# backward), after an explosion, after a custom Function's forward (its node is numbered
+# before the ops it recorded, and its backward may run them), and when an input's node was
+# made after the group began without being in it (a view or in-place op of one of its
+# results, a custom Function): that node may lead back into the group, which would then
+# wait on itself.
 # ``WGRAD_LAZY_GROUPS=0`` turns groups off (one OpNode per op, as before).
 """
 import os
