@@ -44,7 +44,7 @@ def test_wgrad_complex_matmul_gradients_match_closed_form():
 
 
 @pytest.mark.parametrize("m,k,n,real_gemms", [
-    (16, 16, 16, False), (64, 256, 256, False), (L._MM_REAL_MIN, 200, 300, True),
+    (16, 16, 16, False), (64, 256, 256, True), (L._MM_REAL_MIN, 200, 300, True),
     (300, L._MM_REAL_MIN - 1, 300, False)])
 def test_cpu_complex_matmul_chooses_form_by_size(m, k, n, real_gemms):
     # below _MM_REAL_MIN in any of m, k, n the complex GEMM stays; above, real GEMMs

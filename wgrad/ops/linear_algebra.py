@@ -71,10 +71,11 @@ def _mm_other(grad, self):
 # from real GEMMs: the 4M form (four real products; as accurate as the complex GEMM) and,
 # when every dimension is at least _MM_3M_MIN, the 3M form (three products; about 2x the
 # rounding error of the imaginary part, still a few ulps of the result's scale). Below
-# _MM_REAL_MIN the complex GEMM stays: it is faster on small products and ties or wins at
-# the MLP benchmark's 64x256x256, while from 96 on every side the 4M form is faster.
+# _MM_REAL_MIN the complex GEMM stays: it is faster on small products (2x at 16^3), ties
+# at 48^3, and from 32 on every side with a larger product the 4M form is faster (1.2-2x;
+# the MLP benchmark's 64x256x256 included, figures in docs/performance.md).
 # tests/ops/test_matmul_fast.py checks both forms against the plain path and the choice.
-_MM_REAL_MIN = 96
+_MM_REAL_MIN = 32
 _MM_3M_MIN = 512
 
 
