@@ -88,7 +88,10 @@ def _members(cls):
     """Public attributes and dunders the class itself defines (bound methods included),
     sorted by name."""
     keep = []
-    for name in sorted(cls.__dict__):
+    names = set(cls.__dict__)
+    for base in cls.__mro__[1:]:  # fields a base holds for it (Tensor's _Fields)
+        names.update(getattr(base, "__slots__", ()))
+    for name in sorted(names):
         if name.startswith("__") and name.endswith("__"):
             if name in ("__slots__", "__dict__", "__weakref__", "__module__", "__doc__",
                         "__qualname__", "__init_subclass__", "__subclasshook__"):

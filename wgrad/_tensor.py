@@ -77,7 +77,30 @@ _NO_DELETE = {"data": "Deleting tensor data is not allowed. Delete tensor instea
               "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
 
 
-class Tensor:
+# NOTE [Tensor creation cost]
+# Tensor defines ``__delattr__`` (torch's errors for ``del t._grad_fn`` and the like), and
+# CPython serves ``__setattr__`` and ``__delattr__`` through one type slot: a class that
+# defines either stores every attribute through a Python-level ``__setattr__`` lookup and
+# call, which the interpreter cannot specialize. Setting a new tensor's 13 fields that way
+# took 2.1 us, more than recording a lazy op. So the fields live in ``_Fields``, and
+# ``_make`` fills them on an instance of ``_Fresh`` (same layout, plain attribute stores)
+# before turning it into a Tensor with one ``__class__`` assignment: 0.6 us
+# (figures in docs/performance.md).
+class _Fields:
+    """The fields of a Tensor (NOTE [Tensor creation cost])."""
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
+                 "_base", "_retains_grad", "_hooks", "_post_acc_hooks", "_grad_acc",
+                 "_is_inference", "_view_meta", "__weakref__")
+
+
+class _Fresh(_Fields):
+    """A Tensor while ``_make`` fills its fields."""
+
+    __slots__ = ()
+
+
+class Tensor(_Fields):
     """An n-dimensional array (a ``jax.Array``) that can record autograd history.
 
     Example
@@ -89,9 +112,7 @@ class Tensor:
     tensor([2.0000+2.0000j])
     """
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
-                 "_base", "_retains_grad", "_hooks", "_post_acc_hooks", "_grad_acc",
-                 "_is_inference", "_view_meta", "__weakref__")
+    __slots__ = ()  # the fields are _Fields' (NOTE [Tensor creation cost])
 
     def __init__(self, data=()):
         t = _tensor_fn(data, dtype=_dtype.get_default_dtype() if not isinstance(data, Tensor)
@@ -100,9 +121,7 @@ class Tensor:
 
     @staticmethod
     def _make(data, grad_fn=None, output_nr=0):
-        t = _new(Tensor)
-        _init(t, data, grad_fn, output_nr)
-        return t
+        return _make(data, grad_fn, output_nr)
 
     def _new_like_data(self, data):
         return _make(data)
@@ -520,50 +539,50 @@ class Tensor:
         return (_tensor_fn, (np.asarray(self._data), self.dtype, None, self._requires_grad))
 
     # -- dunders: one-line delegates to ops --------------------------------------------
-    def __add__(self, o): return _ops.add(self, o)
-    def __radd__(self, o): return _ops.add(o, self)
-    def __sub__(self, o): return _ops.sub(self, o)
-    def __rsub__(self, o): return _ops.sub(o, self)
-    def __mul__(self, o): return _ops.mul(self, o)
-    def __rmul__(self, o): return _ops.mul(o, self)
-    def __truediv__(self, o): return _ops.div(self, o)
-    def __rtruediv__(self, o): return _ops.div(o, self)
-    def __floordiv__(self, o): return _ops.floor_divide(self, o)
-    def __rfloordiv__(self, o): return _ops.floor_divide(o, self)
-    def __mod__(self, o): return _ops.remainder(self, o)
-    def __rmod__(self, o): return _ops.remainder(o, self)
-    def __pow__(self, o): return _ops.pow(self, o)
-    def __rpow__(self, o): return _ops.pow(o, self)
-    def __matmul__(self, o): return _ops.matmul(self, o)
-    def __rmatmul__(self, o): return _ops.matmul(o, self)
-    def __neg__(self): return _ops.neg(self)
+    def __add__(self, o): return _raw_ops.add(self, o)
+    def __radd__(self, o): return _raw_ops.add(o, self)
+    def __sub__(self, o): return _raw_ops.sub(self, o)
+    def __rsub__(self, o): return _raw_ops.sub(o, self)
+    def __mul__(self, o): return _raw_ops.mul(self, o)
+    def __rmul__(self, o): return _raw_ops.mul(o, self)
+    def __truediv__(self, o): return _raw_ops.div(self, o)
+    def __rtruediv__(self, o): return _raw_ops.div(o, self)
+    def __floordiv__(self, o): return _raw_ops.floor_divide(self, o)
+    def __rfloordiv__(self, o): return _raw_ops.floor_divide(o, self)
+    def __mod__(self, o): return _raw_ops.remainder(self, o)
+    def __rmod__(self, o): return _raw_ops.remainder(o, self)
+    def __pow__(self, o): return _raw_ops.pow(self, o)
+    def __rpow__(self, o): return _raw_ops.pow(o, self)
+    def __matmul__(self, o): return _raw_ops.matmul(self, o)
+    def __rmatmul__(self, o): return _raw_ops.matmul(o, self)
+    def __neg__(self): return _raw_ops.neg(self)
     def __pos__(self): return self
-    def __abs__(self): return _ops.abs(self)
-    def __invert__(self): return _ops.bitwise_not(self)
-    def __and__(self, o): return _ops.bitwise_and(self, o)
-    def __rand__(self, o): return _ops.bitwise_and(o, self)
-    def __or__(self, o): return _ops.bitwise_or(self, o)
-    def __ror__(self, o): return _ops.bitwise_or(o, self)
-    def __xor__(self, o): return _ops.bitwise_xor(self, o)
-    def __rxor__(self, o): return _ops.bitwise_xor(o, self)
-    def __eq__(self, o): return _ops.eq(self, o)
-    def __ne__(self, o): return _ops.ne(self, o)
-    def __lt__(self, o): return _ops.lt(self, o)
-    def __le__(self, o): return _ops.le(self, o)
-    def __gt__(self, o): return _ops.gt(self, o)
-    def __ge__(self, o): return _ops.ge(self, o)
-    def __getitem__(self, idx): return _ops.getitem(self, idx)
+    def __abs__(self): return _raw_ops.abs(self)
+    def __invert__(self): return _raw_ops.bitwise_not(self)
+    def __and__(self, o): return _raw_ops.bitwise_and(self, o)
+    def __rand__(self, o): return _raw_ops.bitwise_and(o, self)
+    def __or__(self, o): return _raw_ops.bitwise_or(self, o)
+    def __ror__(self, o): return _raw_ops.bitwise_or(o, self)
+    def __xor__(self, o): return _raw_ops.bitwise_xor(self, o)
+    def __rxor__(self, o): return _raw_ops.bitwise_xor(o, self)
+    def __eq__(self, o): return _raw_ops.eq(self, o)
+    def __ne__(self, o): return _raw_ops.ne(self, o)
+    def __lt__(self, o): return _raw_ops.lt(self, o)
+    def __le__(self, o): return _raw_ops.le(self, o)
+    def __gt__(self, o): return _raw_ops.gt(self, o)
+    def __ge__(self, o): return _raw_ops.ge(self, o)
+    def __getitem__(self, idx): return _raw_ops.getitem(self, idx)
     def __setitem__(self, idx, v): _ops.inplace.setitem(self, idx, v)
-    def __iadd__(self, o): return _ops.add_(self, o)
-    def __isub__(self, o): return _ops.sub_(self, o)
-    def __imul__(self, o): return _ops.mul_(self, o)
-    def __itruediv__(self, o): return _ops.div_(self, o)
-    def __ifloordiv__(self, o): return _ops.floor_divide_(self, o)
-    def __imod__(self, o): return _ops.remainder_(self, o)
-    def __ipow__(self, o): return _ops.pow_(self, o)
-    def __iand__(self, o): return _ops.bitwise_and_(self, o)
-    def __ior__(self, o): return _ops.bitwise_or_(self, o)
-    def __ixor__(self, o): return _ops.bitwise_xor_(self, o)
+    def __iadd__(self, o): return _raw_ops.add_(self, o)
+    def __isub__(self, o): return _raw_ops.sub_(self, o)
+    def __imul__(self, o): return _raw_ops.mul_(self, o)
+    def __itruediv__(self, o): return _raw_ops.div_(self, o)
+    def __ifloordiv__(self, o): return _raw_ops.floor_divide_(self, o)
+    def __imod__(self, o): return _raw_ops.remainder_(self, o)
+    def __ipow__(self, o): return _raw_ops.pow_(self, o)
+    def __iand__(self, o): return _raw_ops.bitwise_and_(self, o)
+    def __ior__(self, o): return _raw_ops.bitwise_or_(self, o)
+    def __ixor__(self, o): return _raw_ops.bitwise_xor_(self, o)
 
     @property
     def T(self): return _ops.numpy_T(self)
@@ -608,8 +627,28 @@ def _init(t, data, grad_fn, output_nr):
     t._view_meta = None
 
 
-_make = Tensor._make
-_raw_data = Tensor.__dict__["_data"].__get__  # the slot itself, even under lazy mode
+def _make(data, grad_fn=None, output_nr=0):
+    """A new Tensor over ``data`` (NOTE [Tensor creation cost]: the same fields as _init)."""
+    t = _new(_Fresh)
+    t._data = data
+    t._requires_grad = False
+    t._grad = None
+    t._grad_fn = grad_fn
+    t._output_nr = output_nr
+    t._vc = _VersionCounter()
+    t._base = None
+    t._retains_grad = False
+    t._hooks = None
+    t._post_acc_hooks = None
+    t._grad_acc = None
+    t._is_inference = _grad_state.inference
+    t._view_meta = None
+    t.__class__ = Tensor
+    return t
+
+
+DATA_SLOT = _Fields.__dict__["_data"]  # the member descriptor of the ``_data`` slot
+_raw_data = DATA_SLOT.__get__  # the slot itself, even under lazy mode
 
 # NOTE [Stolen gradients]
 # As torch's AccumulateGrad, the first gradient of a leaf is kept as the very tensor the
@@ -700,3 +739,18 @@ from .ops._views import check_stale_view as _check_stale_view  # noqa: E402
 from .ops import _storage  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402
+
+
+class _raw_ops:
+    """The ops the dunders call, without their ``out=`` wrapper (NOTE [out= arguments]):
+    ``x * y`` passes no ``out``, and the wrapper's frame cost every arithmetic op."""
+
+
+for _name in ("abs", "add", "add_", "bitwise_and", "bitwise_and_", "bitwise_not",
+              "bitwise_or", "bitwise_or_", "bitwise_xor", "bitwise_xor_", "div", "div_", "eq",
+              "floor_divide", "floor_divide_", "ge", "getitem", "gt", "le", "lt", "matmul",
+              "mul", "mul_", "ne", "neg", "pow", "pow_", "remainder", "remainder_", "sub",
+              "sub_"):
+    _fn = getattr(_ops, _name)
+    setattr(_raw_ops, _name, staticmethod(getattr(_fn, "without_out", _fn)))
+del _name, _fn

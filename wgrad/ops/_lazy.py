@@ -77,7 +77,7 @@ import jax
 from .._autograd.lazy_mode import state
 from .._device import device as _device
 from .._dtype import from_np as _from_np
-from .._tensor import Tensor, Size, _wrap_dim
+from .._tensor import DATA_SLOT, Tensor, Size, _wrap_dim
 
 __all__ = ["lazy", "flush", "stats", "Pending", "NotLazy", "raw", "tls", "record",
            "abstract", "CAP"]
@@ -86,7 +86,7 @@ CAP = int(os.environ.get("WGRAD_LAZY_CAP", "32"))
 CACHE_MAX = 256
 _AVAL_MAX = 4096
 
-_SLOT = Tensor.__dict__["_data"]  # the member descriptor of Tensor's ``_data`` slot
+_SLOT = DATA_SLOT  # the member descriptor of Tensor's ``_data`` slot
 _get_slot = _SLOT.__get__
 _set_slot = _SLOT.__set__
 _lock = threading.RLock()
@@ -180,23 +180,27 @@ def _out_avals(fn, treedef, avals):
             else jax.eval_shape(fn, *treedef.unflatten(args))
         leaves, otree = jax.tree_util.tree_flatten(out)
         r = (otree, tuple((o.shape, o.dtype, bool(o.weak_type)) for o in leaves),
-             otree.num_leaves == 1 and otree.num_nodes == 1)
+             otree.num_leaves == 1 and otree.num_nodes == 1,
+             {})  # the call's table for its callers (lazy backward groups' signatures)
         if len(_AVALS) >= _AVAL_MAX:
             _AVALS.clear()
         _AVALS[key] = r
     return r
 
 
-def record(fn, leaves, treedef=None, weight=1):
+def record(fn, leaves, treedef=None, weight=1, meta=False):
     """Append ``fn(*leaves)`` (``fn(*treedef.unflatten(leaves))``) to the segment and
     return its outputs as Pendings, in the shape of ``fn``'s output. ``leaves`` are
     jax.Arrays or Pendings. Raises what ``fn`` raises on these shapes, and NotLazy for
-    a leaf that is neither. ``weight``: how many ops ``fn`` counts as against CAP."""
+    a leaf that is neither. ``weight``: how many ops ``fn`` counts as against CAP.
+    ``meta``: return ``(outputs, table)`` instead, the table a dict kept with the
+    computed output avals of (fn, input avals), for the caller's own per-signature data."""
     with _lock:
         seg = _seg[0]
         n_ext = len(seg.ext)
         try:
-            return _record(seg, fn, leaves, treedef, weight)
+            res, table = _record(seg, fn, leaves, treedef, weight)
+            return (res, table) if meta else res
         except BaseException:  # NotLazy, a shape error: the segment as it was
             if seg is _seg[0] and len(seg.ext) > n_ext:
                 for x in seg.ext[n_ext:]:
@@ -230,7 +234,7 @@ def _record(seg, fn, leaves, treedef, weight):
             seg.ext_avals.append((a.shape, a.dtype, a.weak_type))
         refs.append(~i)
         avals.append(seg.ext_avals[i])
-    otree, oavals, single = _out_avals(fn, treedef, tuple(avals))
+    otree, oavals, single, table = _out_avals(fn, treedef, tuple(avals))
     seg.ops.append((fn, treedef, tuple(refs)))
     srefs = seg.refs
     if single:
@@ -246,7 +250,7 @@ def _record(seg, fn, leaves, treedef, weight):
     seg.weight += weight
     if seg.weight >= CAP:
         _flush(seg)
-    return res
+    return res, table
 
 
 def _build(ops, live):

@@ -68,10 +68,10 @@ _raw = _lazy.raw
 
 
 class _Op:
-    """One recorded Primitive call of a group."""
+    """One recorded Primitive call of a group: ``sig`` = (primitive, attribute key, needs,
+    in_meta, out_meta), shared by every call of one signature (NOTE [Recording cost])."""
 
-    __slots__ = ("prim", "attrs", "akey", "needs", "in_meta", "out_meta", "srcs", "outs",
-                 "saved", "seq", "topo")
+    __slots__ = ("sig", "attrs", "srcs", "outs", "saved", "seq", "topo")
 
 
 class GroupNode(Node):
@@ -103,7 +103,7 @@ class GroupNode(Node):
             return self._map[idx][0].name()
         for op in self.ops:
             if idx in op.outs:
-                return op.prim.node_name
+                return op.sig[0].node_name
         return self.name()
 
     # -- explosion ---------------------------------------------------------------------
@@ -126,15 +126,16 @@ class GroupNode(Node):
                 edges = []
                 for s in op.srcs:
                     edges.append((None, 0) if s is None else out[s] if s >= 0 else ext[~s])
-                node = op.prim.node_cls(tuple(edges), sequence_nr=op.seq)
+                prim, akey, needs, in_meta, out_meta = op.sig
+                node = prim.node_cls(tuple(edges), sequence_nr=op.seq)
                 node._topological_nr = op.topo
-                node.prim = op.prim
+                node.prim = prim
                 node.attrs = op.attrs
-                node.akey = op.akey
-                node.needs = op.needs
-                node.num_outputs = op.prim.nout
-                node.in_meta = op.in_meta
-                node.out_meta = op.out_meta
+                node.akey = akey
+                node.needs = needs
+                node.num_outputs = prim.nout
+                node.in_meta = in_meta
+                node.out_meta = out_meta
                 node.saved = op.saved
                 for i, j in enumerate(op.outs):
                     if j is not None:
@@ -179,8 +180,7 @@ class GroupNode(Node):
             ops = self.ops
             n = len(ops)
             if self._key_len != n:
-                self._key = tuple((o.prim, o.akey, o.needs, o.in_meta, o.out_meta, o.srcs,
-                                   o.outs) for o in ops[:n])
+                self._key = tuple((o.sig, o.srcs, o.outs) for o in ops[:n])
                 self._key_len = n
             key = (self._key, len(self._edges), mask)
             plan = _PLANS.get(key)
@@ -294,7 +294,8 @@ def _build(ops, n_out, n_ext, mask):
     steps = []
     for i in active:
         o = ops[i]
-        k = o.prim.kernel(o.akey, o.attrs, o.needs, o.in_meta, o.out_meta)
+        prim, akey, needs, in_meta, out_meta = o.sig
+        k = prim.kernel(akey, o.attrs, needs, in_meta, out_meta)
         steps.append((o.outs, o.srcs, k))
     where = [j for j, m in enumerate(mask) if m]
 
@@ -326,21 +327,44 @@ def _saved_result(t, data, nr):
     return s
 
 
-def record(prim, args, akey, attrs, out):
-    """Record a differentiable call into the open group (NOTE [Lazy backward groups]);
-    its results, as ``Primitive._record`` returns them."""
-    single = prim.nout == 1
-    if single:
-        if prim.nondiff_outputs or out.dtype.kind not in _P._DIFF_KINDS:
-            return _make(out)
-        outs = (out,)
-        diff = (True,)
+def _signature(prim, akey, attrs, args, kinds, out):
+    """What every call of one op signature records alike: ``(sig, attrs, diff)``,
+    ``diff`` None when no output is differentiable (NOTE [Recording cost])."""
+    needs = _P._intern(_P._NEEDS, tuple(k == 2 for k in kinds))
+    in_meta = []
+    for a, k in zip(args, kinds):
+        if k:
+            d = _raw(a)
+            in_meta.append((d.shape, d.dtype))
+        else:
+            in_meta.append(None)
+    in_meta = _P._intern(_P._IN_META, tuple(in_meta))
+    if prim.nout == 1:
+        out_meta = None
+        diff = None if prim.nondiff_outputs or out.dtype.kind not in _P._DIFF_KINDS \
+            else (True,)
     else:
         outs = tuple(out)
-        diff = [i not in prim.nondiff_outputs and o.dtype.kind in _P._DIFF_KINDS
-                for i, o in enumerate(outs)]
+        out_meta = tuple((o.shape, o.dtype) for o in outs)
+        diff = tuple(i not in prim.nondiff_outputs and o.dtype.kind in _P._DIFF_KINDS
+                     for i, o in enumerate(outs))
         if not any(diff):
-            return tuple(_make(o) for o in outs)
+            diff = None
+    return (prim, akey, needs, in_meta, out_meta), dict(attrs), diff
+
+
+def record(prim, args, akey, attrs, out, meta, kinds):
+    """Record a differentiable call into the open group (NOTE [Lazy backward groups]);
+    its results, as ``Primitive._record`` returns them. ``meta``: the segment's table for
+    this call's (forward, input avals), where its signature is kept; ``kinds``: per
+    input, 0 not a Tensor, 1 a Tensor outside autograd, 2 one inside."""
+    entry = meta.get(kinds)
+    if entry is None:
+        entry = meta[kinds] = _signature(prim, akey, attrs, args, kinds, out)
+    sig, attrs, diff = entry
+    single = prim.nout == 1
+    if diff is None:
+        return _make(out) if single else tuple(_make(o) for o in out)
     with _lazy._lock:
         g = _open.ref
         if g is not None:
@@ -349,8 +373,8 @@ def record(prim, args, akey, attrs, out):
             g = GroupNode()
             _open.ref = _weakref(g)
         start = g._start
-        for a in args:
-            if isinstance(a, Tensor):
+        for a, k in zip(args, kinds):
+            if k == 2:
                 fn = a._grad_fn
                 if fn is not None and fn is not g and fn._seq_nr > start \
                         and fn._seq_nr != _SEQ_MAX:
@@ -360,72 +384,62 @@ def record(prim, args, akey, attrs, out):
                     g = GroupNode()
                     _open.ref = _weakref(g)
                     break
-        needs = []
         srcs = []
-        in_meta = []
         topo = 0
         ext = g._ext
         edges = g._edges
-        for a in args:
-            if isinstance(a, Tensor):
-                d = _raw(a)
-                in_meta.append((d.shape, d.dtype))
-                fn = a._grad_fn
-                if fn is g:
-                    needs.append(True)
-                    s = a._output_nr
-                    srcs.append(s)
-                    t = g._out_topo[s]
-                    if t >= topo:
-                        topo = t + 1
-                    continue
-                if a._requires_grad or fn is not None:
-                    needs.append(True)
-                    e = a._gradient_edge()
-                    if fn is not None and fn._is_group and fn._map is not None:
-                        e = fn._map[e[1]]  # an exploded group: the OpNode inside
-                    k = ext.get(e)
-                    if k is None:
-                        k = ext[e] = len(edges)
-                        edges.append(e)
-                    srcs.append(~k)
-                    t = e[0]._topological_nr
-                    if t >= topo:
-                        topo = t + 1
-                    continue
+        for a, k in zip(args, kinds):
+            if k != 2:
+                srcs.append(None)
+                continue
+            fn = a._grad_fn
+            if fn is g:
+                s = a._output_nr
+                srcs.append(s)
+                t = g._out_topo[s]
             else:
-                in_meta.append(None)
-            needs.append(False)
-            srcs.append(None)
-        needs = _P._intern(_P._NEEDS, tuple(needs))
-        in_meta = _P._intern(_P._IN_META, tuple(in_meta))
+                e = a._gradient_edge()
+                if fn is not None and fn._is_group and fn._map is not None:
+                    e = fn._map[e[1]]  # an exploded group: the OpNode inside
+                i = ext.get(e)
+                if i is None:
+                    i = ext[e] = len(edges)
+                    edges.append(e)
+                srcs.append(~i)
+                t = e[0]._topological_nr
+            if t >= topo:
+                topo = t + 1
         op = _Op()
-        op.prim = prim
+        op.sig = sig
         op.attrs = attrs
-        op.akey = akey
-        op.needs = needs
-        op.in_meta = in_meta
-        op.out_meta = None if single else tuple((o.shape, o.dtype) for o in outs)
         op.srcs = tuple(srcs)
-        op.seq = next(_node_seq)
+        op.seq = seq = next(_node_seq)
         op.topo = topo
-        plan, saved = prim._save_inputs(args, needs, g._keep)
+        plan, saved = prim._save_inputs(args, sig[2], g._keep)
         n = g.num_outputs
-        idx = []
-        results = []
-        for o, dflag in zip(outs, diff):
-            if dflag:
-                idx.append(n)
-                results.append(_make(o, g, n))
-                g._out_topo.append(topo)
-                n += 1
-            else:
-                idx.append(None)
-                results.append(_make(o))
+        if single:
+            results = (_make(out, g, n),)
+            g._out_topo.append(topo)
+            op.outs = (n,)
+            n += 1
+            outs = (out,)
+        else:
+            outs = tuple(out)
+            idx = []
+            results = []
+            for o, dflag in zip(outs, diff):
+                if dflag:
+                    idx.append(n)
+                    results.append(_make(o, g, n))
+                    g._out_topo.append(topo)
+                    n += 1
+                else:
+                    idx.append(None)
+                    results.append(_make(o))
+            op.outs = tuple(idx)
         g.num_outputs = n
         if topo >= g._topological_nr:
             g._topological_nr = topo + 1
-        op.outs = tuple(idx)
         for name, i in plan:
             if i == _P._RESULT:
                 saved[name] = _saved_result(results[0], outs[0], 0)
@@ -433,6 +447,6 @@ def record(prim, args, akey, attrs, out):
                 saved[name] = tuple(_saved_result(r, o, k if d else 0) for k, (r, o, d)
                                     in enumerate(zip(results, outs, diff)))
         op.saved = saved
-        g._seq_nr = op.seq
+        g._seq_nr = seq
         g.ops.append(op)
         return results[0] if single else tuple(results)

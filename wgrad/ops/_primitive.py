@@ -362,36 +362,40 @@ def _lazy_call(prim, args, attrs):
     akey = tuple(attrs.items())
     f = prim._fwd_cache.get(akey) or prim._forward_fn(akey)
     xs = []
-    tensors = False
+    kinds = []  # per input: 0 not a Tensor, 1 a Tensor outside autograd, 2 one inside
+    tracked = False
     for a in args:
         if isinstance(a, Tensor):
             xs.append(_lazy_raw(a))
-            tensors = True
+            if a._grad_fn is not None or a._requires_grad:
+                kinds.append(2)
+                tracked = True
+            else:
+                kinds.append(1)
         else:
             c = device_constant(a)
             if c is a:  # not a number (None, a string), or under a trace
                 return None
             xs.append(c)
-    if not tensors:
-        return None
+            kinds.append(0)
+    if not tracked and 1 not in kinds:
+        return None  # no Tensor input
     try:
-        out = _lazy.record(f, xs)
+        out, table = _lazy.record(f, xs, meta=True)
     except _lazy.NotLazy:
         return None
     except (TypeError, ValueError):  # NOTE [Shape errors]
         check_broadcast(*[a.shape for a in args if isinstance(a, Tensor)])
         raise
-    if _state.grad:
-        for a in args:
-            if isinstance(a, Tensor) and (a._requires_grad or a._grad_fn is not None):
-                if _lazy_graph.ENABLED and prim.lazy_backward:
-                    return _lazy_graph.record(prim, args, akey, attrs, out)
-                tls = _lazy.tls
-                prev, tls.raw = tls.raw, True
-                try:
-                    return prim._record(args, akey, attrs, out)
-                finally:
-                    tls.raw = prev
+    if tracked and _state.grad:
+        if _lazy_graph.ENABLED and prim.lazy_backward:
+            return _lazy_graph.record(prim, args, akey, attrs, out, table, tuple(kinds))
+        tls = _lazy.tls
+        prev, tls.raw = tls.raw, True
+        try:
+            return prim._record(args, akey, attrs, out)
+        finally:
+            tls.raw = prev
     if prim.nout == 1:
         return _make(out)
     return tuple(_make(o) for o in out)

@@ -40,17 +40,21 @@ def _combine(higher, lower):
 _cache = {}
 
 
-def _kind(a):
-    if isinstance(a, Tensor):
-        d = _raw(a)  # the slot: an array, or a Pending (NOTE [Lazy segments]): no force
-        return d.dtype, d.ndim != 0
-    return type(a)
-
-
 def result_type(*args):
     """torch.result_type over Tensors and Python numbers."""
-    if len(args) == 2:  # the binary ops: cached by (dtype, dimensioned) or scalar type
-        key = (_kind(args[0]), _kind(args[1]), D._default[0])
+    if len(args) == 2:  # the binary ops: cached by (dtype, zero-dim) or (scalar type, None)
+        a, b = args
+        if isinstance(a, Tensor):
+            d = _raw(a)  # the slot: an array, or a Pending (NOTE [Lazy segments]): no force
+            ka, za = d.dtype, d.shape == ()
+        else:
+            ka, za = type(a), None
+        if isinstance(b, Tensor):
+            d = _raw(b)
+            kb, zb = d.dtype, d.shape == ()
+        else:
+            kb, zb = type(b), None
+        key = (ka, za, kb, zb, D._default[0])
         r = _cache.get(key)
         if r is None:
             r = _cache[key] = _result_type(args)

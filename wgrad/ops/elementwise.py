@@ -10,6 +10,7 @@ import jax.numpy as jnp
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make
+from ._lazy import raw as _raw
 from ._primitive import Primitive, check_broadcast, device_constant, holomorphic
 from ._promote import float_dtype, result_type
 from ._views import conj_bits
@@ -59,9 +60,10 @@ def _binary(prim, a, b, result=None, **attrs):
 
 def _unary_float(prim, a, **attrs):
     """Integer inputs compute in the default float dtype, as torch's unary float ops."""
-    d = a.dtype
-    if not (d.is_floating_point or d.is_complex):
-        a = a.to(D.get_default_dtype())
+    if a.__class__ is not Tensor or _raw(a).dtype.kind not in "fc":  # else float or complex
+        d = a.dtype
+        if not (d.is_floating_point or d.is_complex):
+            a = a.to(D.get_default_dtype())
     return prim(a, **attrs)
 
 
