@@ -628,21 +628,9 @@ def _init(t, data, grad_fn, output_nr):
 
 
 def _make(data, grad_fn=None, output_nr=0):
-    """A new Tensor over ``data`` (NOTE [Tensor creation cost]: the same fields as _init)."""
+    """A new Tensor over ``data`` (NOTE [Tensor creation cost])."""
     t = _new(_Fresh)
-    t._data = data
-    t._requires_grad = False
-    t._grad = None
-    t._grad_fn = grad_fn
-    t._output_nr = output_nr
-    t._vc = _VersionCounter()
-    t._base = None
-    t._retains_grad = False
-    t._hooks = None
-    t._post_acc_hooks = None
-    t._grad_acc = None
-    t._is_inference = _grad_state.inference
-    t._view_meta = None
+    _init(t, data, grad_fn, output_nr)
     t.__class__ = Tensor
     return t
 
