@@ -1,5 +1,6 @@
 """Tensor: a jax.Array plus autograd metadata. Dunders are one-line delegates to ops."""
 import warnings
+from copy import deepcopy as _deepcopy
 from weakref import ref as _weakref
 
 import jax
@@ -68,6 +69,11 @@ _ERR_LEAF_FLAG = ("you can only change requires_grad flags of leaf variables. If
                   "use a computed variable in a subgraph that doesn't require differentiation "
                   "use var_no_grad = var.detach().")
 
+
+_ERR_DEEPCOPY = ("Only Tensors created explicitly by the user (graph leaves) support the "
+                 "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                 "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                 "https://github.com/pytorch/pytorch/pull/103001")
 
 # torch's errors for ``del t.<name>`` on autograd attributes (``del t.grad`` is allowed)
 _NO_DELETE = {"data": "Deleting tensor data is not allowed. Delete tensor instead!",
@@ -537,6 +543,24 @@ class Tensor(_Fields):
 
     def __reduce_ex__(self, proto):
         return (_tensor_fn, (np.asarray(self._data), self.dtype, None, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        """torch's rules: leaves only; ``requires_grad``, ``.grad`` (itself deep-copied) and
+        a subclass's attributes are copied; one copy per object in ``memo``."""
+        if self._grad_fn is not None:
+            raise RuntimeError(_ERR_DEEPCOPY)
+        new = memo.get(id(self))
+        if new is not None:
+            return new
+        new = _new(type(self))
+        _init(new, self._data, None, 0)  # arrays are immutable: the copy's own from here
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = _deepcopy(self._grad, memo)
+        if hasattr(self, "__dict__"):
+            new.__dict__ = _deepcopy(self.__dict__, memo)
+        memo[id(self)] = new
+        return new
 
     # -- dunders: one-line delegates to ops --------------------------------------------
     def __add__(self, o): return _raw_ops.add(self, o)

@@ -1,6 +1,7 @@
 """Names and legacy surfaces as torch has them: node types (``MulBackward0``), graph
 descriptions, ``Variable``, ``InplaceFunction``, once_differentiable's ``Error`` node,
 and ``allow_mutation_on_saved_tensors``."""
+import copy
 import warnings
 
 import pytest
@@ -641,3 +642,19 @@ def test_retained_grad_of_a_captured_input_sees_its_gradient():
         lib.autograd.grad(w, x, retain_graph=True)
         got.append((first, y.grad.tolist()))
     assert got[0] == got[1]
+
+
+def test_deepcopy_follows_torch():
+    # leaves only; requires_grad and .grad (deep-copied) come along; memo keeps aliasing
+    seen = {}
+    for lib in (wgrad, torch):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        (x * x).sum().backward()
+        c, c2 = copy.deepcopy([x, x])
+        with lib.no_grad():
+            c.add_(1.0)
+        with pytest.raises(RuntimeError) as err:
+            copy.deepcopy(x * 2)
+        seen[lib] = (c is c2, c.requires_grad, c.is_leaf, c.grad is x.grad,
+                     c.grad.tolist(), x.tolist(), c.tolist(), str(err.value))
+    assert seen[wgrad] == seen[torch]
