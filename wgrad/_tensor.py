@@ -90,7 +90,7 @@ _NO_DELETE = {"data": "Deleting tensor data is not allowed. Delete tensor instea
 # call, which the interpreter cannot specialize. Setting a new tensor's 13 fields that way
 # took 2.1 us, more than recording a lazy op. So the fields live in ``_Fields``, and
 # ``_make`` fills them on an instance of ``_Fresh`` (same layout, plain attribute stores)
-# before turning it into a Tensor with one ``__class__`` assignment: 0.6 us
+# before turning it into a Tensor with one ``__class__`` assignment: 0.52-0.56 us
 # (figures in docs/performance.md).
 class _Fields:
     """The fields of a Tensor (NOTE [Tensor creation cost])."""
