@@ -19,7 +19,7 @@ BRIDGES = ("wgrad.nn", "wgrad.optim", "wgrad.jax", "wgrad.testing", "wgrad.fft",
            "wgrad.linalg")
 # function-local imports that remain, each with its reason
 LOCAL_IMPORTS_ALLOWED = {
-    # pad needs indexing, which imports shape at module level
+    # pad and select need indexing, which imports shape at module level
     ("wgrad.ops.shape", "wgrad.ops.indexing"),
 }
 OPTIONAL_DEPENDENCIES = ("hypothesis", "matplotlib", "IPython")  # IPython: wgrad.viz in a notebook

@@ -710,7 +710,7 @@ def _repr(t):
         except RuntimeError:  # a stale no_grad view: torch prints its history as invalid
             name = "Invalid"
         else:
-            name = fn.name() if fn is not None else None
+            name = type(fn).__name__ if fn is not None else None  # as torch's repr
     dev = t.device
     s = _tensor_str.tensor_repr(a, t.dtype, name, t._requires_grad,
                                 None if dev.type == "cpu" else str(dev))

@@ -172,7 +172,8 @@ def test_node_surface():
     fn = y.grad_fn
     assert fn.name() == "MulBackward0" and "grad_fn=<MulBackward0>" in repr(y)
     (n0, i0), (n1, i1) = fn.next_functions
-    assert n0 is n1 and n0.name() == "AccumulateGrad" and n0.variable is x and i0 == i1 == 0
+    assert n0 is n1 and n0.name() == "torch::autograd::AccumulateGrad" and n0.variable is x
+    assert i0 == i1 == 0
     assert fn._saved_self is x and fn._saved_other is x
     e = x.exp()
     assert e.grad_fn._saved_result is not e

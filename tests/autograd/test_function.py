@@ -135,7 +135,7 @@ def test_node_name_next_functions_needs_input_grad():
     assert type(y.grad_fn).__name__ == "ScaleBackward"
     assert y.grad_fn.needs_input_grad == (True, False)
     assert len(y.grad_fn.next_functions) == 1
-    assert y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    assert y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
     y.sum().backward()
     np.testing.assert_allclose(np.asarray(x.grad), [3.0, 3.0])
 

@@ -93,7 +93,7 @@ def test_gradient_edge_as_grad_inputs_and_outputs():
     np.testing.assert_allclose(np.asarray(gx), [3.0, 3.0])
     # a leaf's edge is its AccumulateGrad
     ex = get_gradient_edge(x)
-    assert ex.node.name() == "AccumulateGrad"
+    assert ex.node.name() == "torch::autograd::AccumulateGrad"
     (g,) = wgrad.autograd.grad((x * 4).sum(), ex)
     np.testing.assert_allclose(np.asarray(g), [4.0, 4.0])
     x2 = _t([1.0])

@@ -110,7 +110,7 @@ def test_clamp_masked_fill_copy_zero_fill():
     y.zero_()
     assert y.grad_fn.name() == "ZeroBackward0"
     y.copy_(sw)
-    assert y.grad_fn.name() == "CopyBackwards"
+    assert y.grad_fn.name() == "torch::autograd::CopyBackwards"
 
 
 def test_index_put_index_add_scatter():

@@ -460,3 +460,48 @@ def test_nanmedian_and_nan_extremes_match_torch():
                 res.append((y.item(), x.grad.numpy()))
             np.testing.assert_equal(res[0][0], res[1][0])
             np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-12)
+
+
+# -- node names and views of x[...] against torch (NOTE [Node names per call]) ----------
+
+_NAMED = [lambda L: (slice(1, None),), lambda L: (slice(None), 1), lambda L: (slice(1, None), 2),
+          lambda L: (2, slice(1, None)), lambda L: (None,), lambda L: (Ellipsis,),
+          lambda L: (slice(None),), lambda L: (slice(0, 100),), lambda L: (slice(-4, None),),
+          lambda L: (slice(None, None, 2),), lambda L: (1, None), lambda L: (-1,),
+          lambda L: (1, 2, 3), lambda L: (Ellipsis, slice(1, 3)), lambda L: (slice(None), None, 1),
+          lambda L: (slice(None), slice(None)), lambda L: (0, Ellipsis, None),
+          lambda L: (L.tensor([0, 2]),), lambda L: (1, L.tensor([0, 1])), lambda L: (True,),
+          lambda L: (1, False), lambda L: (L.tensor(True),), lambda L: (Ellipsis, L.tensor(False))]
+
+
+def test_indexing_node_names_and_views_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.arange(120.0).reshape(4, 5, 6)
+    for make in _NAMED:
+        got = []
+        for lib in (wgrad, torch):
+            x = lib.tensor(a, requires_grad=True).clone()
+            y = x[make(lib)]
+            got.append((type(y.grad_fn).__name__, y.grad_fn.name(), y._base is x,
+                        tuple(y.shape)))
+            with lib.no_grad():
+                y.mul_(-1)  # a view writes through to x, a copy does not
+            got.append(x.detach().numpy().tolist())
+        assert got[:2] == got[2:], make(wgrad)
+
+
+def test_select_is_one_select_node_that_compiles_once():
+    torch = pytest.importorskip("torch")
+    names = []
+    for lib in (wgrad, torch):
+        x = lib.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True).clone()
+        v = x.select(1, -1)
+        names.append((type(v.grad_fn).__name__, v.grad_fn.next_functions[0][0].name(),
+                      v.tolist()))
+    assert names[0] == names[1]
+    x = wgrad.arange(8.0)
+    wgrad.ops.indexing._index._fwd_cache.clear()
+    for i in range(8):
+        assert x.select(0, i).item() == i
+    [kernel] = wgrad.ops.indexing._index._fwd_cache.values()  # the index is an argument
+    assert kernel._cache_size() == 1  # noqa: SLF001 - one XLA compile for 8 index values

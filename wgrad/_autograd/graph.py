@@ -50,6 +50,11 @@ def _add_hook(holder, fn):
     return h
 
 
+# nodes that torch writes in C++ rather than generating from derivatives.yaml: name()
+# gives their C++ type name, while their Python class (and so reprs) has the short one
+_CPP_NAMED = frozenset(("AccumulateGrad", "CopySlices", "CopyBackwards", "GraphRoot"))
+
+
 class Node:
     """A backward function in the graph (torch.autograd.graph.Node).
 
@@ -89,10 +94,20 @@ class Node:
 
     # -- identity -------------------------------------------------------------------
     def name(self):
-        return type(self).__name__
+        """torch's name of this node: its class name, or for torch's hand-written C++ nodes
+        their C++ name (``torch::autograd::AccumulateGrad``)."""
+        n = type(self).__name__
+        return "torch::autograd::" + n if n in _CPP_NAMED else n
+
+    def _forward_op_name(self):
+        """The forward op's name as torch's errors give it: ``name()`` without a trailing
+        ``Backward<n>`` (``Exp`` for ExpBackward0, ``F`` for a Function F's FBackward)."""
+        n = self.name()
+        s = n.rstrip("0123456789")
+        return s[:-8] if s.endswith("Backward") else n
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def _sequence_nr(self):
         return self._seq_nr

@@ -3,6 +3,7 @@ import threading
 from weakref import ref as _weakref
 
 from .._dtype import from_np
+from .anomaly_mode import _state as _anomaly_state
 from .grad_mode import _state as _grad_state
 from .graph import _hooks_tls
 
@@ -43,6 +44,13 @@ _ERR_PACK_INPLACE = (
 # ``grad_fn._saved_<name>``) and must return a Tensor, which is rewrapped with the saved
 # tensor's autograd identity (grad_fn, output_nr, requires_grad). ``register_hooks`` on a
 # ``_raw_saved_<name>`` does the same for one value after the fact.
+
+# torch 2.13's hints after a saved tensor's version error
+_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "
+         "gradient, with wgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+_HINT_ANOMALY = ("Hint: the backtrace further above shows the operation that failed to "
+                 "compute its gradient. The variable in question was changed in there or "
+                 "anywhere later. Good luck!")
 
 _ERR_DETACHED = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
                  ".detach_().This is not supported, please use out-of-place `.detach()` "
@@ -192,14 +200,13 @@ class SavedTensor:
         data = self._data if t is None else t._data
         shape = ", ".join(str(s) for s in data.shape)
         owner = node if self._is_output else (t._ungroup() if t is not None else self._grad_fn)
-        which = f", which is output {self._output_nr} of {owner.name()}," \
+        which = f", which is output {self._output_nr} of {owner._forward_op_name()}," \
             if owner is not None else ""
+        hint = _HINT_ANOMALY if _anomaly_state.enabled else _HINT
         raise RuntimeError(
             f"one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{from_np(data.dtype).legacy_type} [{shape}]]{which} "
-            f"is at version {self._vc.v}; expected version {self._version} instead. Hint: "
-            f"enable anomaly detection to find the operation that failed to compute its "
-            f"gradient, with wgrad.autograd.set_detect_anomaly(True).")
+            f"is at version {self._vc.v}; expected version {self._version} instead. {hint}")
 
     def release(self):
         """Free the value. Returns False if it was already freed: of several backward

@@ -80,11 +80,13 @@ class Primitive:
 
     # the first parameter is not called ``self``: formulas for an input ``self`` arrive
     # as keyword arguments
-    def __init__(prim, name, fwd, *, nout=1, jit=True, node_name=None,
+    def __init__(prim, name, fwd, *, nout=1, jit=True, node_name=None, node_name_of=None,
                  nondiff_outputs=(), view=False, jvp=None, **formulas):
         prim.name = name
         prim.node_name = node_name or _camel(name) + "Backward0"
         prim.node_cls = _node_class(prim.node_name)
+        # NOTE [Node names per call]: None, or (attribute key, first input's shape) -> name
+        prim.node_name_of = node_name_of
         prim.fwd = fwd
         prim.nout = nout
         prim.jit = jit
@@ -116,6 +118,13 @@ class Primitive:
 
     def __repr__(self):
         return f"<wgrad primitive {self.name}>"
+
+    def node_class(self, akey, in_meta):
+        """The class of the node of a call with attribute key ``akey`` and input metadata
+        ``in_meta`` (NOTE [Node names per call])."""
+        if self.node_name_of is None:
+            return self.node_cls
+        return _node_class(self.node_name_of(akey, in_meta[0][0]))
 
     # -- forward ------------------------------------------------------------------------
     def _forward_fn(self, akey):
@@ -205,7 +214,8 @@ class Primitive:
                         for i, o in enumerate(outs)]
             if not any(diff_out):
                 return tuple(_make(o) for o in outs)
-        node = self.node_cls(tuple(edges))
+        cls = self.node_cls if self.node_name_of is None else self.node_class(akey, in_meta)
+        node = cls(tuple(edges))
         if _anomaly._state.enabled:  # NOTE [Anomaly mode]
             _anomaly._record_forward(node)
         node.prim = self
@@ -799,9 +809,6 @@ class OpNode(Node):
     __slots__ = ("prim", "attrs", "akey", "needs", "in_meta", "out_meta", "saved",
                  "num_outputs", "fw_results")
 
-    def name(self):
-        return self.prim.node_name
-
     def apply(self, grads):
         p = self.prim
         saved = self.saved
@@ -895,8 +902,21 @@ class OpNode(Node):
 # As in torch, a node's type is named after its backward function: ``type(y.grad_fn)``
 # is ``MulBackward0``, so reprs and graph descriptions built from ``type(fn).__name__``
 # read as torch's. Each name gets one subclass of OpNode, made when the first Primitive
-# with that node name is declared (a bounded set: one per declared primitive), so
-# recording a node costs the same as instantiating OpNode itself.
+# with that node name is declared (a bounded set: one per declared primitive, plus the
+# few names of NOTE [Node names per call]), so recording a node costs the same as
+# instantiating OpNode itself. ``name()`` is that class name, except for the nodes torch
+# writes by hand in C++ (CopySlices, CopyBackwards, AccumulateGrad, GraphRoot), whose
+# ``name()`` is their C++ name, ``torch::autograd::CopySlices`` (graph._CPP_NAMED).
+
+# NOTE [Node names per call]
+# One Primitive can stand for several torch ops, whose nodes torch names apart: basic
+# indexing is one ``index`` call in wgrad, while torch applies select, slice, unsqueeze
+# or alias per index element and names the result's node after the last one
+# (``x[1:]`` is SliceBackward0, ``x[:, 0]`` SelectBackward0, ``x[:]`` AliasBackward0).
+# Such a Primitive passes ``node_name_of(akey, shape)``, the name for a call's attribute
+# key and first input's shape; its node gets that name's class (``Primitive.node_class``),
+# and ``name()`` is the class name (Node.name). The graph stays one node where torch has a
+# chain of them (docs/differences.md).
 _NODE_CLASSES = {}
 
 

@@ -22,7 +22,6 @@
 # moves ``t`` out of its storage into ``v``'s (``rebind``).
 """
 import functools
-import re
 import weakref
 
 import jax
@@ -125,7 +124,7 @@ def check_view_inplace(t, requires_grad):
         mode = " in normal mode" if c == INFERENCE else " with grad mode enabled"
     else:
         name, nr = m.label if m.label is not None else (
-            re.sub(r"Backward\d*$", "", fn.name()), t._output_nr)
+            fn._forward_op_name(), t._output_nr)
         head = f"Output {nr} of {name} is a view "
         mode = ""
     if c in _WHY:

@@ -79,15 +79,49 @@ def _index_put_fwd(self, indices, values, *, key, accumulate):
     return at.add(values) if accumulate else at.set(values)
 
 
-def _index_prim(name, node_name):
+def _index_prim(name, node_name, node_name_of=None):
     return Primitive(name, lambda self, indices, *, key: self[_rebuild(key, indices)],
-                     node_name=node_name,
+                     node_name=node_name, node_name_of=node_name_of,
                      self=lambda grad, indices, key, self_shape: _index_backward(
                          grad, _raw(indices), key=key, shape=tuple(self_shape)))
 
 
-_index = _index_prim("index", "IndexBackward0")
-_index.view = lambda key: _ADV not in key  # basic indexing returns a view (NOTE [Views])
+def _is_view(key):
+    """Whether ``x[key]`` is a view (NOTE [Views]): basic indexing; a bool is a 0-d mask,
+    advanced indexing (a copy), as torch's."""
+    for k in key:
+        if k == _ADV or k is True or k is False:
+            return False
+    return True
+
+
+def _node_name(akey, shape):
+    """torch's name for the node of ``x[key]`` (NOTE [Node names per call]): IndexBackward0
+    for advanced indexing; for basic indexing the last of the steps torch takes per index
+    element (an integer selects, a slice slices unless it spans its dim, None unsqueezes),
+    AliasBackward0 when there is none."""
+    key = akey[0][1]
+    if not _is_view(key):
+        return "IndexBackward0"
+    name = "AliasBackward0"
+    dim = 0
+    for k in key:
+        if k is None:
+            name = "UnsqueezeBackward0"
+        elif k == "ellipsis":
+            dim += len(shape) - sum(1 for j in key if j == _INT or isinstance(j, tuple))
+        else:
+            if k == _INT:
+                name = "SelectBackward0"
+            elif not (k[1] in (None, 0) and (k[2] is None or k[2] >= shape[dim]) and
+                      k[3] in (None, 1)):  # ("slice", start, stop, step)
+                name = "SliceBackward0"
+            dim += 1
+    return name
+
+
+_index = _index_prim("index", "IndexBackward0", _node_name)
+_index.view = _is_view
 _index_select = _index_prim("index_select", "IndexSelectBackward0")
 _index_backward = Primitive(
     "index_backward",
@@ -118,14 +152,6 @@ def _bounds(a, size, dim, err=IndexError):
                       f"with size {size}")
 
 
-def _normalize(self, idx):
-    """Split an index into a static key and the integer index arrays."""
-    key, arrays, empty = _normalize_ex(self, idx)
-    if empty:
-        raise NotImplementedError("a False 0-d mask is not supported here")
-    return key, arrays
-
-
 _WARN_LIST_INDEX = (
     "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
     "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will "
@@ -133,8 +159,8 @@ _WARN_LIST_INDEX = (
     "error or a different result")
 
 
-def _normalize_ex(self, idx):
-    """``_normalize`` plus whether the index is a lone False 0-d mask (an empty result)."""
+def _normalize(self, idx):
+    """Split an index into a static key and the integer index arrays."""
     if isinstance(idx, list) and len(idx) < 32 and any(
             isinstance(i, (list, tuple, Tensor, slice)) or i is None or i is Ellipsis
             for i in idx):
@@ -162,13 +188,12 @@ def _normalize_ex(self, idx):
         else:
             a = i._data if isinstance(i, Tensor) else np.asarray(i)
             if a.dtype == np.bool_:
-                if not _add_mask(self, a, dim, len(idx) == 1, key, arrays):
-                    return (None, _FULL), (), True
+                _add_mask(self, a, dim, key, arrays)
                 dim += a.ndim
             else:
                 _add_integer_index(self, a, dim, key, arrays)
                 dim += 1
-    return tuple(key), tuple(arrays), False
+    return tuple(key), tuple(arrays)
 
 
 def _is_mask(i):
@@ -204,9 +229,8 @@ def _basic_key(self, i, dim):
     return int(i)
 
 
-def _add_mask(self, a, dim, sole, key, arrays):
-    """Append a boolean mask's key entries and index arrays (its nonzero positions);
-    False for a False 0-d mask, whose result is empty."""
+def _add_mask(self, a, dim, key, arrays):
+    """Append a boolean mask's key entries and index arrays (its nonzero positions)."""
     if a.shape != tuple(self.shape[dim:dim + a.ndim]):
         k = next(k for k, n in enumerate(a.shape)
                  if dim + k >= self.ndim or n != self.shape[dim + k])
@@ -216,18 +240,12 @@ def _add_mask(self, a, dim, sole, key, arrays):
     if _is_tracer(a):
         raise RuntimeError("boolean mask indexing has a data-dependent shape and "
                            "cannot be traced; use wgrad.where instead")
-    if a.ndim == 0:  # a 0-d mask adds a dim of size 1 (True) or 0 (False)
-        if not bool(a):
-            if not sole:
-                raise NotImplementedError("a False 0-d mask is only supported as "
-                                          "the sole index")
-            return False
-        key.append(None)
-        return True
+    if a.ndim == 0:  # a 0-d mask adds a dim of size 1 (True) or 0 (False): a copy, as a
+        key.append(bool(a))  # Python bool's (_is_view)
+        return
     for nz in np.nonzero(np.asarray(a)):
         key.append(_ADV)
         arrays.append(jnp.asarray(nz))
-    return True
 
 
 def _add_integer_index(self, a, dim, key, arrays):
@@ -252,9 +270,8 @@ def getitem(input, idx):
     >>> x[1, [0, 2]]
     tensor([3., 5.])
     """
-    key, arrays, empty = _normalize_ex(input, idx)
-    out = _index(input, arrays, key=key)
-    return getitem(out, slice(0, 0)) if empty else out
+    key, arrays = _normalize(input, idx)
+    return _index(input, arrays, key=key)
 
 
 def _same_dtype(input, values, what="Index put"):
@@ -285,10 +302,7 @@ def index_put(input, indices, values, accumulate=False):
                          f"(got {len(indices)})")
     values = _as_tensor(values, input)
     _same_dtype(input, values)
-    key, arrays, empty = _normalize_ex(input, tuple(slice(None) if i is None else i
-                                                    for i in indices))
-    if empty:
-        return input.clone()
+    key, arrays = _normalize(input, tuple(slice(None) if i is None else i for i in indices))
     return _index_put(input, arrays, values, key=key, accumulate=bool(accumulate))
 
 

@@ -460,7 +460,7 @@ def setitem(input, idx, value):
     if not isinstance(value, Tensor):
         _E.check_fill_value(input, value)
     value = _as_tensor(value, input)
-    if _I._ADV not in key:  # basic indices: a view
+    if _I._is_view(key):  # basic indices: a view
         copy_(_I.getitem(input, idx), value)
         return
     if value.dtype is not input.dtype:

@@ -630,8 +630,9 @@ def select(input, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {d}")
-    out = narrow(input, d, index % size, 1)
-    return squeeze(out, d)
+    from .indexing import _FULL, _INT, _index
+    # one index call, as x[..., i]: torch's SelectBackward0 node, the index an argument
+    return _index(input, (operator.index(index) % size,), key=(_FULL,) * d + (_INT,))
 
 
 def split(tensor, split_size_or_sections, dim=0):
