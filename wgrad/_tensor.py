@@ -570,7 +570,7 @@ class Tensor(_Fields):
     def __mul__(self, o): return _raw_ops.mul(self, o)
     def __rmul__(self, o): return _raw_ops.mul(o, self)
     def __truediv__(self, o): return _raw_ops.div(self, o)
-    def __rtruediv__(self, o): return _raw_ops.div(o, self)
+    def __rtruediv__(self, o): return _raw_ops.mul(_raw_ops.reciprocal(self), o)  # torch's
     def __floordiv__(self, o): return _raw_ops.floor_divide(self, o)
     def __rfloordiv__(self, o): return _raw_ops.floor_divide(o, self)
     def __mod__(self, o): return _raw_ops.remainder(self, o)
@@ -761,8 +761,8 @@ class _raw_ops:
 for _name in ("abs", "add", "add_", "bitwise_and", "bitwise_and_", "bitwise_not",
               "bitwise_or", "bitwise_or_", "bitwise_xor", "bitwise_xor_", "div", "div_", "eq",
               "floor_divide", "floor_divide_", "ge", "getitem", "gt", "le", "lt", "matmul",
-              "mul", "mul_", "ne", "neg", "pow", "pow_", "remainder", "remainder_", "sub",
-              "sub_"):
+              "mul", "mul_", "ne", "neg", "pow", "pow_", "reciprocal", "remainder", "remainder_",
+              "sub", "sub_"):
     _fn = getattr(_ops, _name)
     setattr(_raw_ops, _name, staticmethod(getattr(_fn, "without_out", _fn)))
 del _name, _fn

@@ -31,6 +31,8 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
     tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
     """
     shape, dims = _one(input, n, dim)
+    if not input.is_complex():  # torch's fft of a real signal: one R2C node, full spectrum
+        return _f.r2c("fft", input, shape, dims, norm, True, onesided=False)
     return _f.c2c(input, shape, dims, norm, True)
 
 

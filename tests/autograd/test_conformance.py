@@ -4,6 +4,7 @@ and ``allow_mutation_on_saved_tensors``."""
 import copy
 import warnings
 
+import numpy as np
 import pytest
 
 import wgrad
@@ -658,3 +659,19 @@ def test_deepcopy_follows_torch():
         seen[lib] = (c is c2, c.requires_grad, c.is_leaf, c.grad is x.grad,
                      c.grad.tolist(), x.tolist(), c.tolist(), str(err.value))
     assert seen[wgrad] == seen[torch]
+
+
+def test_scalar_divided_by_tensor_is_torchs_reciprocal_times_scalar():
+    """torch computes ``s / x`` as ``x.reciprocal() * s``: the same bits (3 / x and
+    3 * (1 / x) differ in the last place for some x) and the same graph."""
+    a = np.array([3.0, 7.0, 0.3, 11.0, 13.0, 1e-3, 0.0, -2.5], np.float32)
+    got = []
+    for lib in (wgrad, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = 3 / x
+        y.sum().backward()
+        got.append((type(y.grad_fn).__name__, y.detach().numpy(), x.grad.numpy(),
+                    (2 / lib.arange(1, 4)).dtype.is_floating_point))
+    assert got[0][0] == got[1][0] == "MulBackward0" and got[0][3] and got[1][3]
+    np.testing.assert_array_equal(got[0][1], got[1][1])
+    np.testing.assert_array_equal(got[0][2], got[1][2])

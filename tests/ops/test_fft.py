@@ -147,3 +147,26 @@ def test_errors():
     with pytest.raises(RuntimeError, match="When given, dim and shape arguments must have the "
                                            "same length"):
         WF.fftn(wgrad.ones(2, 2), s=(2,), dim=(0, 1))
+
+
+def test_node_names_and_gradients_match_torch():
+    """torch's graph: a 1-D fft of a real signal is one FftR2CBackward0 (onesided=False),
+    fftn/fft2 of it promote to complex and run FftC2CBackward0."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((4, 6))
+    calls = [lambda L, x: L.fft.fft(x), lambda L, x: L.fft.fft(x, n=8, dim=0),
+             lambda L, x: L.fft.fft2(x), lambda L, x: L.fft.fftn(x, dim=0),
+             lambda L, x: L.fft.fft(x * 1j), lambda L, x: L.fft.rfft(x),
+             lambda L, x: L.fft.irfft(x * (1 + 1j))]
+    for f in calls:
+        got = []
+        for L in (wgrad, torch):
+            x = L.tensor(a, requires_grad=True)
+            y = f(L, x)
+            (y.abs() ** 2 * L.arange(y.numel()).reshape(y.shape)).sum().backward()
+            got.append((type(y.grad_fn).__name__, str(y.dtype).split(".")[1], y.detach(),
+                        x.grad))
+        assert got[0][:2] == got[1][:2]
+        np.testing.assert_allclose(got[0][2].numpy(), got[1][2].numpy(), atol=1e-12)
+        np.testing.assert_allclose(got[0][3].numpy(), got[1][3].numpy(), atol=1e-10)

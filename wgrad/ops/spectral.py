@@ -85,10 +85,11 @@ def _c2r_backward(grad, dim, norm):
     return gI
 
 
-_fft_c2c = Primitive("fft_c2c", _c2c_fwd, self=lambda grad, dim, norm, forward: _fft_c2c(
-    grad, dim=dim, norm=norm, forward=not forward))
-_fft_r2c = Primitive("fft_r2c", _r2c_fwd, self=_r2c_backward)
-_fft_c2r = Primitive("fft_c2r", _c2r_fwd, self=_c2r_backward)
+_fft_c2c = Primitive("fft_c2c", _c2c_fwd, node_name="FftC2CBackward0",
+                     self=lambda grad, dim, norm, forward: _fft_c2c(
+                         grad, dim=dim, norm=norm, forward=not forward))
+_fft_r2c = Primitive("fft_r2c", _r2c_fwd, node_name="FftR2CBackward0", self=_r2c_backward)
+_fft_c2r = Primitive("fft_c2r", _c2r_fwd, node_name="FftC2RBackward0", self=_c2r_backward)
 
 
 def _pad_dim(x, d, extra):
