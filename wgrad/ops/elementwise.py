@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _dtype as D
+from .._autograd.grad_mode import _state
 from .._tensor import Tensor, _make
 from ._lazy import raw as _raw
 from ._primitive import Primitive, check_broadcast, device_constant, holomorphic
@@ -29,7 +30,10 @@ __all__ = [
     "bitwise_xor", "logical_not", "logical_and", "logical_or", "logical_xor", "atan2",
     "hypot", "lerp", "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg",
     "view_as_real", "view_as_complex", "is_conj", "is_neg", "resolve_neg", "adjoint",
-    "asinh", "acosh", "atanh", "isin", "igamma", "igammac", "signbit",
+    "asinh", "acosh", "atanh", "isin", "igamma", "igammac", "signbit", "lgamma", "digamma",
+    "polygamma", "erfinv", "erfc", "xlogy", "fmod", "nan_to_num", "logit", "sinc",
+    "heaviside", "copysign", "clamp_min", "clamp_max", "float_power", "logaddexp2",
+    "positive",
 ]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
@@ -44,6 +48,9 @@ METHODS = (
     "logical_not", "logical_and", "logical_or", "logical_xor", "atan2", "hypot", "lerp",
     "addcmul", "addcdiv", "exp2", "logaddexp", "deg2rad", "rad2deg", "is_conj", "is_neg",
     "resolve_neg", "adjoint", "asinh", "acosh", "atanh", "igamma", "igammac", "signbit",
+    "lgamma", "digamma", "polygamma", "erfinv", "erfc", "xlogy", "fmod", "nan_to_num",
+    "logit", "sinc", "heaviside", "copysign", "clamp_min", "clamp_max", "float_power",
+    "logaddexp2", "positive",
 )  # real, imag, is_complex, is_floating_point: Tensor's own; where: self is the ``input``
 
 _I = 1j
@@ -60,11 +67,15 @@ def _binary(prim, a, b, result=None, **attrs):
 
 def _unary_float(prim, a, **attrs):
     """Integer inputs compute in the default float dtype, as torch's unary float ops."""
+    return prim(_as_float(a), **attrs)
+
+
+def _as_float(a):
     if a.__class__ is not Tensor or _raw(a).dtype.kind not in "fc":  # else float or complex
         d = a.dtype
         if not (d.is_floating_point or d.is_complex):
             a = a.to(D.get_default_dtype())
-    return prim(a, **attrs)
+    return a
 
 
 # ======================================================================================
@@ -853,6 +864,245 @@ def igammac(input, other):
     tensor([1.])
     """
     return _float_pair(_igammac, input, other)
+
+
+# ======================================================================================
+# Special functions: log-gamma, digamma, polygamma, erfinv, erfc
+# ======================================================================================
+
+_SP = jax.scipy.special
+
+
+def _digamma_fwd(self):
+    # torch: digamma(+-0) = -+inf (JAX gives nan)
+    return jnp.where(self == 0, jnp.copysign(jnp.inf, -self), _SP.digamma(self))
+
+
+def _polygamma_fwd(self, *, n):
+    if n == 0:
+        return _digamma_fwd(self)
+    out = _SP.polygamma(n, self)
+    # the poles at 0, -1, -2, ...: +inf for odd n, -inf for even n; trigamma(inf) = 0
+    pole = (self <= 0) & (self == jnp.floor(self))
+    out = jnp.where(pole, jnp.inf if n % 2 else -jnp.inf, out)
+    if n == 1:
+        out = jnp.where(self == jnp.inf, 0, out)
+    return out.astype(self.dtype)
+
+
+_lgamma = Primitive("lgamma", lambda self: _SP.gammaln(self),
+                    self=lambda grad, self: grad * digamma(self))
+_digamma = Primitive("digamma", _digamma_fwd,
+                     self=lambda grad, self: grad * polygamma(1, self))
+_polygamma = Primitive("polygamma", _polygamma_fwd,
+                       self=lambda grad, self, n: grad * polygamma(n + 1, self))
+_erfinv = Primitive(
+    "erfinv", lambda self: _SP.erfinv(self),
+    self=lambda grad, result: grad * (math.sqrt(math.pi) / 2) * (result * result).exp())
+_erfc = Primitive(
+    "erfc", lambda self: _SP.erfc(self),
+    self=lambda grad, self: grad * (-2 / math.sqrt(math.pi)) * (-self * self).exp())
+
+
+def lgamma(input):
+    """``log |Gamma(input)|``; its derivative is :func:`digamma`."""
+    _real_only("lgamma_vml_cpu", input)
+    return _unary_float(_lgamma, input)
+
+
+def digamma(input):
+    """The logarithmic derivative of Gamma; ``digamma(0) = -inf`` as torch."""
+    _real_only("digamma", input)
+    return _unary_float(_digamma, input)
+
+
+def polygamma(n, input):
+    """The ``n``-th derivative of :func:`digamma` (also ``tensor.polygamma(n)``)."""
+    if isinstance(n, Tensor) and not isinstance(input, Tensor):  # the Tensor method
+        n, input = input, n
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    _real_only({0: "digamma", 1: "trigamma"}.get(n, "polygamma"), input)
+    return _unary_float(_polygamma, input, n=int(n))
+
+
+def erfinv(input):
+    """The inverse of :func:`erf` on (-1, 1); +-inf at +-1, nan outside."""
+    _real_only("erfinv_vml_cpu", input)
+    return _unary_float(_erfinv, input)
+
+
+def erfc(input):
+    """``1 - erf(input)``, accurate for large inputs."""
+    _real_only("erfc_vml_cpu", input)
+    return _unary_float(_erfc, input)
+
+
+# ======================================================================================
+# More unary and binary math
+# ======================================================================================
+
+def _xlogy_fwd(self, other, *, dtype):
+    x, y = _c(self, dtype), _c(other, dtype)
+    return jnp.where(jnp.isnan(y), y, jnp.where(x == 0, jnp.zeros_like(x), x * jnp.log(y)))
+
+
+def _nonzero_mask(x, like):
+    return (x != 0).to(like.dtype) if isinstance(x, Tensor) else float(x != 0)
+
+
+# torch's formulas: d/dself = xlogy(self != 0, other), d/dother = self / other (nan at 0/0)
+_xlogy = Primitive(
+    "xlogy", _xlogy_fwd,
+    self=lambda grad, self, other: grad * xlogy(_nonzero_mask(self, grad), other),
+    other=lambda grad, self, other: grad * self / other)
+
+
+def xlogy(input, other):
+    """``input * log(other)``, 0 where ``input == 0`` (unless ``other`` is nan)."""
+    _real_only("xlogy_cpu", input, other)
+    return _binary(_xlogy, input, other, float_dtype(result_type(input, other)))
+
+
+_fmod = Primitive(
+    "fmod", lambda self, other, *, dtype: jnp.fmod(_c(self, dtype), _c(other, dtype)),
+    self=lambda grad: grad,
+    other=lambda grad, self, other: -grad * (self / other).trunc())
+
+
+def fmod(input, other):
+    """C's remainder: the result has the sign of ``input`` (see :func:`remainder`)."""
+    _real_only("fmod_cpu", input, other)
+    d = result_type(input, other)
+    _check_int_divisor(d, other)
+    return _binary(_fmod, input, other, d)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """NaN, +inf and -inf replaced by ``nan``, ``posinf``, ``neginf`` (by default 0 and the
+    dtype's largest and lowest finite values); the gradient passes where a value is kept."""
+    if input.is_complex():
+        if input.requires_grad and _state.grad:
+            raise RuntimeError("nan_to_num does not support automatic differentiation for "
+                               "outputs with complex dtype.")
+        return complex(*(nan_to_num(p, nan, posinf, neginf) for p in (input.real,
+                                                                      input.imag)))
+    if not input.is_floating_point():
+        return input.clone()
+    info = jnp.finfo(_raw(input).dtype)
+    out = where(input.isnan(), nan, input)
+    out = where(input == math.inf, float(info.max) if posinf is None else posinf, out)
+    return where(input == -math.inf, float(info.min) if neginf is None else neginf, out)
+
+
+def _logit_fwd(self, *, eps):
+    if eps is not None:
+        self = jnp.clip(self, eps, 1 - eps)
+    return jnp.log(self / (1 - self))
+
+
+def _logit_backward(grad, self, eps):
+    # torch's: nan outside [0, 1] without eps, 0 outside [eps, 1 - eps] with it
+    if eps is None:
+        out, fill = (self < 0) | (self > 1), math.nan
+    else:
+        out, fill = (self < eps) | (self > 1 - eps), 0.
+    return where(out, fill, grad / (self * (1 - self)))
+
+
+_logit = Primitive("logit", _logit_fwd, self=_logit_backward)
+
+
+def logit(input, eps=None):
+    """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    _real_only("logit_cpu", input)
+    return _unary_float(_logit, input, eps=None if eps is None else float(eps))
+
+
+def sinc(input):
+    """``sin(pi x) / (pi x)``, 1 at 0 (gradient 0 there)."""
+    x = _as_float(input)
+    zero = x == 0
+    px = where(zero, 1., x) * math.pi  # a safe denominator: no 0/0 in the gradient
+    return where(zero, 1., px.sin() / px)
+
+
+def _no_derivative_rt(name):
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return formula
+
+
+_heaviside = Primitive(
+    "heaviside", lambda self, values: jnp.where(
+        self == 0, values, (self > 0).astype(self.dtype)).astype(self.dtype),
+    self=_no_derivative_rt("heaviside"), values=_no_derivative_rt("heaviside"))
+
+
+def heaviside(input, values):
+    """0 where ``input < 0``, ``values`` where it is 0, 1 where it is positive."""
+    if input.is_complex() or values.is_complex():
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different "
+                           "dtypes.")
+    return _heaviside(input, values)
+
+
+# torch's formulas: d/dself = result / self (0 at self == 0), d/dother = 0
+_copysign = Primitive(
+    "copysign", lambda self, other, *, dtype: jnp.copysign(_c(self, dtype), _c(other, dtype)),
+    self=lambda grad, self, result: grad * where(self == 0, 0., result / self),
+    other=lambda grad: grad * 0)
+
+
+def copysign(input, other):
+    """``|input|`` with the sign (sign bit, -0.0 included) of ``other``."""
+    _real_only("copysign_cpu", input, other)
+    return _binary(_copysign, input, other, float_dtype(result_type(input, other)))
+
+
+def _clamp_one(input, min, max):
+    if input.is_complex():
+        raise NotImplementedError("clamp is not supported for complex types")
+    return _clamp(input, min, max)
+
+
+def clamp_min(input, min):
+    """``clamp(input, min=min)``."""
+    return _clamp_one(input, min, None)
+
+
+def clamp_max(input, max):
+    """``clamp(input, max=max)``."""
+    return _clamp_one(input, None, max)
+
+
+def float_power(input, exponent):
+    """:func:`pow` computed in double precision (complex128 if either side is complex)."""
+    cplx = builtins.any(isinstance(t, builtins.complex)
+                        or (isinstance(t, Tensor) and t.is_complex()) for t in (input, exponent))
+    d = D.complex128 if cplx else D.float64
+    input, exponent = (t.to(d) if isinstance(t, Tensor) else t for t in (input, exponent))
+    return pow(input, exponent)
+
+
+def logaddexp2(input, other):
+    """``log2(2**input + 2**other)`` computed stably."""
+    for t in (input, other):
+        if not t.is_floating_point():
+            raise NotImplementedError(f'"logaddexp2_cpu" not implemented for '
+                                      f"'{t.dtype.scalar_name}'")
+    m = maximum(input, other).detach()
+    m = where(m.isfinite(), m, 0.)  # two infinities of one sign: no inf - inf
+    return m + log2(exp2(input - m) + exp2(other - m))
+
+
+def positive(input):
+    """``input`` itself (``+input``)."""
+    if input.dtype is D.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
 # ======================================================================================

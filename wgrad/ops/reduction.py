@@ -17,6 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
 from .._autograd.grad_mode import _state
 from ._primitive import Primitive
+from .indexing import scatter_add
 from . import elementwise
 from . import linear_algebra as linalg  # imports this module too: used at call time
 from .elementwise import where
@@ -24,12 +25,13 @@ from .shape import _dims, cat, expand, flip, movedim, narrow, reshape, unsqueeze
 
 __all__ = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
            "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "diff",
-           "trapezoid", "norm", "vector_norm", "count_nonzero", "all", "any"]
+           "trapezoid", "norm", "vector_norm", "count_nonzero", "all", "any", "nansum",
+           "nanmean", "cummax", "cummin", "logcumsumexp", "aminmax"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
            "std", "logsumexp", "cumsum", "cumprod", "diff", "norm", "count_nonzero", "all",
-           "any")
+           "any", "nansum", "nanmean", "cummax", "cummin", "logcumsumexp", "aminmax")
 
 
 def _axes(dim, ndim):
@@ -86,7 +88,8 @@ def _results_repr(self):
     return f"{type(self).__module__}.{type(self).__name__}(\n{fields})"
 
 
-_MaxMin = {n: _results(["values", "indices"], n) for n in ("max", "min")}
+_MaxMin = {n: _results(["values", "indices"], n) for n in ("max", "min", "cummax", "cummin")}
+_AminMax = _results(["min", "max"], "aminmax")
 
 
 # ======================================================================================
@@ -136,6 +139,45 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
                            f"a floating point or complex dtype. Got: {d.scalar_name}")
     return _mean(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
+
+
+# torch's formula: the gradient times ``self == self`` (an all-NaN nanmean gives nan)
+_nansum = Primitive(
+    "nansum", lambda self, *, dim, keepdim, dtype: jnp.nansum(self, axis=dim, keepdims=keepdim,
+                                                              dtype=dtype),
+    self=lambda grad, self, dim, keepdim: _nansum_backward(
+        _unreduce(grad, self.shape, dim, keepdim), self))
+
+
+def _nansum_backward(g, self):
+    # ``g * 0`` at a NaN, not a select of 0 (which XLA makes of ``g * mask``): inf -> nan
+    return where(self.isnan(), g * 0, g)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """:func:`sum` treating NaN as 0 (no gradient there).
+
+    Example
+    -------
+    >>> wgrad.nansum(wgrad.tensor([1., float("nan"), 2.]))
+    tensor(3.)
+    """
+    if input.is_complex():
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    if dtype is None:
+        dtype = input.dtype if _is_float(input) else D.default_int()
+    else:
+        dtype = D.as_dtype(dtype)
+    return _nansum(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim), dtype=dtype.np)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """:func:`mean` of the non-NaN elements (nan where there are none)."""
+    if not _is_float(input):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex "
+                           f"dtype but got {input.dtype.scalar_name}")
+    count = (~input.isnan()).sum(dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
 
 
 def _prod_others(x, d):
@@ -324,6 +366,33 @@ def max(input, dim=None, keepdim=False):
 def min(input, dim=None, keepdim=False):
     """The smallest element, or ``(values, indices)`` along ``dim``; see :func:`max`."""
     return _maxmin("min", _min_all, _min_dim, input, dim, keepdim)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(amin, amax)`` over ``dim`` (all elements by default), a named tuple; ties share
+    the gradient evenly.
+
+    Example
+    -------
+    >>> wgrad.aminmax(wgrad.tensor([3., 1., 2.]))
+    wgrad.return_types.aminmax(
+    min=tensor(1.),
+    max=tensor(3.))
+    """
+    if input.is_complex():
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        dim = ()
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        if input.ndim and input.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    return _AminMax(_amin(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim)),
+                    _amax(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim)))
 
 
 _argmax = Primitive("argmax", _argfn(jnp.argmax))
@@ -558,6 +627,119 @@ def cumprod(input, dim, *, dtype=None):
     if input.ndim == 0:
         return input.clone()
     return _cumprod(input, dim=d)
+
+
+def _cum_extreme_fwd(later_wins):
+    # a scan keeping (value, index); NaN wins and stays, a tie goes to the later index
+    # (torch's): the maximum of a total order, so associative
+    def combine(a, b):
+        (va, ia), (vb, ib) = a, b
+        take = jnp.isnan(vb) | (~jnp.isnan(va) & later_wins(vb, va))
+        return jnp.where(take, vb, va), jnp.where(take, ib, ia)
+
+    def f(self, *, dim):
+        shp = [1] * self.ndim
+        if self.ndim:
+            shp[dim] = self.shape[dim]
+        idx = jnp.broadcast_to(jnp.arange(self.shape[dim] if self.ndim else 1,
+                                          dtype=D.default_int().np).reshape(shp), self.shape)
+        if self.size == 0 or self.ndim == 0:
+            return self, idx
+        return jax.lax.associative_scan(combine, (self, idx), axis=dim)
+    return f
+
+
+def _cum_extreme_backward(grads, results, self_shape, dim):
+    # the gradient goes to the returned index of each position (summed over repeats)
+    if len(self_shape) == 0:
+        return grads[0]
+    zeros = _const(0, tuple(self_shape), grads[0]._data.dtype)
+    return scatter_add(zeros, dim, results[1], grads[0])
+
+
+_cummax = Primitive("cummax", _cum_extreme_fwd(jnp.greater_equal), nout=2,
+                    nondiff_outputs=(1,), self=_cum_extreme_backward)
+_cummin = Primitive("cummin", _cum_extreme_fwd(jnp.less_equal), nout=2,
+                    nondiff_outputs=(1,), self=_cum_extreme_backward)
+
+
+def _cum_extreme(name, prim, input, dim):
+    if input.is_complex():
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
+    values, indices = prim(input, dim=_wrap_dim(dim, input.ndim))
+    return _MaxMin[name](values, indices)
+
+
+def cummax(input, dim):
+    """``(values, indices)``: the running maximum along ``dim`` and where it was taken
+    (the later index on ties, a NaN once met); the gradient goes to those indices.
+
+    Example
+    -------
+    >>> wgrad.cummax(wgrad.tensor([1., 3., 2.]), 0)
+    wgrad.return_types.cummax(
+    values=tensor([1., 3., 3.]),
+    indices=tensor([0, 1, 1]))
+    """
+    return _cum_extreme("cummax", _cummax, input, dim)
+
+
+def cummin(input, dim):
+    """``(values, indices)``: the running minimum along ``dim``; see :func:`cummax`."""
+    return _cum_extreme("cummin", _cummin, input, dim)
+
+
+def _logaddexp_raw(a, b):
+    m = jnp.maximum(jnp.real(a), jnp.real(b))
+    m = jnp.where(jnp.isfinite(m), m, jnp.zeros_like(m))  # two infinities: no inf - inf
+    return jnp.log(jnp.exp(a - m) + jnp.exp(b - m)) + m
+
+
+def _logcumsumexp_fwd(self, *, dim):
+    if self.ndim == 0 or self.size == 0:
+        return self
+    return jax.lax.associative_scan(_logaddexp_raw, self, axis=dim)
+
+
+def _rlogcumsumexp(x, dim):
+    return flip(logcumsumexp(flip(x, dim), dim), dim)
+
+
+def _log_part(g, keep):
+    """log(g) where ``keep``, -inf elsewhere (no log of 0 or of a negative)."""
+    return where(keep, where(keep, g, 1.).log(), -math.inf)
+
+
+def _logcumsumexp_backward(grad, self, result, dim):
+    # dL/dx_i = sum_{j >= i} g_j conj(exp(x_i - y_j)), summed in log space: for a real
+    # gradient its positive and negative parts separately. A y_j = -inf (x_{<=j} all -inf)
+    # adds nothing (torch: nan), so an all -inf part stays nan-free when differentiated again
+    dead = (result.real if result.is_complex() else result) == -math.inf
+    y = where(dead, 0., result).conj()
+
+    def part(lg):
+        return (self.conj() + _rlogcumsumexp(where(dead, -math.inf, lg - y), dim)).exp()
+    if self.is_complex():
+        return part(_log_part(grad, grad != 0))
+    return part(_log_part(grad, grad > 0)) - part(_log_part(-grad, grad < 0))
+
+
+_logcumsumexp = Primitive("logcumsumexp", _logcumsumexp_fwd, self=_logcumsumexp_backward)
+
+
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(input), dim))`` computed stably (complex input included).
+
+    Example
+    -------
+    >>> wgrad.logcumsumexp(wgrad.tensor([0., 0.]), 0)
+    tensor([0.0000, 0.6931])
+    """
+    if not _is_float(input):
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
+    return _logcumsumexp(input, dim=_wrap_dim(dim, input.ndim))
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):

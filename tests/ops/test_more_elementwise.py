@@ -1,0 +1,220 @@
+"""Special functions and more elementwise and reduction ops against torch: values,
+gradients at special points, gradcheck of the new backward formulas, complex errors."""
+import math
+
+import numpy as np
+import pytest
+
+import wgrad
+
+torch = pytest.importorskip("torch")
+
+NAN, INF = math.nan, math.inf
+X = [-1.7, -0.4, 0.0, 0.3, 1.2, 2.5]  # generic reals
+P = [0.05, 0.3, 0.5, 0.8, 0.95]  # inside (0, 1)
+Z = [0.3 + 0.4j, -1.2 + 0.5j, 0.0 + 0.0j, 2.0 - 1.5j]
+
+
+def _pair(values, dtype="float64", grad=True):
+    t = torch.tensor(values, dtype=getattr(torch, dtype), requires_grad=grad)
+    w = wgrad.tensor(np.array(values), dtype=getattr(wgrad, dtype), requires_grad=grad)
+    return w, t
+
+
+def _close(w, t):
+    tol = 1e-6 if t.dtype in (torch.float32, torch.complex64) else 1e-12
+    np.testing.assert_allclose(w.detach().resolve_conj().numpy(),
+                               t.detach().resolve_conj().numpy(), rtol=1000 * tol, atol=tol,
+                               equal_nan=True)
+
+
+def _loss(lib, y):
+    """One real loss for real and complex outputs, weighted so every position counts."""
+    w = lib.arange(1, y.numel() + 1, dtype=lib.float64).reshape(tuple(y.shape))
+    if y.is_complex():
+        return (y.real * w).sum() + (y.imag * w * 0.5).sum()
+    return (y * w).sum()
+
+
+def _check(fn, *args, dtype="float64"):
+    """Values and the gradients of every argument vs torch."""
+    pairs = [_pair(a, dtype) for a in args]
+    y_w, y_t = fn(wgrad, *[p[0] for p in pairs]), fn(torch, *[p[1] for p in pairs])
+    assert y_w.dtype.scalar_name == str(y_t.dtype).split(".")[1].capitalize() or \
+        str(y_w.dtype) == str(y_t.dtype).replace("torch", "wgrad")
+    _close(y_w, y_t)
+    _loss(wgrad, y_w).backward()
+    _loss(torch, y_t).backward()
+    for w, t in pairs:
+        _close(w.grad, t.grad)
+
+
+# (id, fn(lib, *tensors), arguments, dtypes)
+CASES = [
+    ("lgamma", lambda L, x: L.lgamma(x), [[-2.5, -0.4, 0.0, 0.5, 1.0, 3.2]], ("float64",)),
+    ("digamma", lambda L, x: L.digamma(x), [[-2.5, -0.4, 0.0, 0.5, 1.0, 3.2]], ("float64",)),
+    ("polygamma1", lambda L, x: L.polygamma(1, x), [[-2.5, 0.0, 0.5, 3.2, INF]], ("float64",)),
+    ("polygamma3", lambda L, x: L.polygamma(3, x), [[-2.5, 0.0, 0.5, 3.2]], ("float64",)),
+    ("polygamma0_method", lambda L, x: x.polygamma(0), [[-2.5, 0.5, 3.2]], ("float64",)),
+    ("erfinv", lambda L, x: L.erfinv(x), [[-1.0, -0.7, 0.0, 0.2, 0.99, 1.0, 1.5]],
+     ("float64",)),
+    ("erfc", lambda L, x: L.erfc(x), [X + [30.0]], ("float64",)),
+    ("xlogy", lambda L, x, y: L.xlogy(x, y),
+     [[0.0, 0.0, 1.0, 2.0, 0.0, -1.5, 0.0], [0.0, 1.0, 0.0, 3.0, NAN, 2.0, -1.0]],
+     ("float64",)),
+    ("xlogy_scalar", lambda L, y: L.xlogy(2.0, y), [[0.5, 3.0]], ("float64",)),
+    ("fmod", lambda L, x, y: L.fmod(x, y), [[5.0, -5.0, 3.5, -0.5], [3.0, 3.0, -2.0, 0.3]],
+     ("float64",)),
+    ("nan_to_num", lambda L, x: L.nan_to_num(x), [[NAN, INF, -INF, 1.5]], ("float64",)),
+    ("nan_to_num_args", lambda L, x: x.nan_to_num(nan=2.0, posinf=1.0, neginf=-3.0),
+     [[NAN, INF, -INF, 1.5]], ("float64",)),
+    ("logit", lambda L, x: L.logit(x), [[-0.1, 0.0, 0.3, 1.0, 1.2]], ("float64",)),
+    ("logit_eps", lambda L, x: x.logit(0.2), [[0.1, 0.2, 0.3, 0.8, 0.9]], ("float64",)),
+    ("sinc", lambda L, x: L.sinc(x), [[0.0, 0.5, 1.0, -1.7, 2.5]], ("float64", "complex128")),
+    ("copysign", lambda L, x, y: L.copysign(x, y),
+     [[0.0, -0.0, 1.0, -2.0, 3.0, INF], [1.0, -1.0, -1.0, 1.0, -0.0, -2.0]], ("float64",)),
+    ("clamp_min", lambda L, x, m: L.clamp_min(x, m), [[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]],
+     ("float64",)),
+    ("clamp_max", lambda L, x, m: x.clamp_max(m), [[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]],
+     ("float64",)),
+    ("clamp_min_scalar", lambda L, x: L.clamp_min(x, 0.3), [X], ("float64",)),
+    ("float_power", lambda L, x, y: L.float_power(x, y),
+     [[1.0, 2.0, 0.0, 0.5], [2.0, 0.5, 2.0, -1.5]], ("float64",)),
+    ("float_power_c", lambda L, x: L.float_power(x, 2.5), [Z[:2]], ("complex128",)),
+    ("logaddexp2", lambda L, x, y: L.logaddexp2(x, y),
+     [[1.0, 2.0, INF, -INF, 800.0], [1.0, -1.0, INF, -INF, 3.0]], ("float64",)),
+    ("positive", lambda L, x: +L.positive(x) * 2, [X], ("float64",)),
+    ("nansum", lambda L, x: L.nansum(x, 1, keepdim=True),
+     [[[1.0, NAN, 2.0], [NAN, NAN, 4.0]]], ("float64",)),
+    ("nanmean", lambda L, x: x.nanmean(), [[[1.0, NAN, 2.0], [NAN, NAN, 4.0]]], ("float64",)),
+    ("nanmean_dim", lambda L, x: L.nanmean(x, 0), [[[1.0, NAN, 2.0], [NAN, NAN, 4.0]]],
+     ("float64",)),
+    ("cummax_ties_nan", lambda L, x: L.cummax(x, 0).values,
+     [[1.0, 3.0, 3.0, 2.0, 5.0, NAN, 1.0, NAN]], ("float64",)),
+    ("cummin_dim", lambda L, x: x.cummin(-1)[0], [[[1.0, 0.0, 0.0, 2.0], [-1.0, -1.0, 4.0, -3.0]]],
+     ("float64",)),
+    ("logcumsumexp", lambda L, x: L.logcumsumexp(x, 1),
+     [[[-1.0, 2.0, 0.5], [800.0, -INF, 3.0]]], ("float64",)),
+    ("logcumsumexp_c", lambda L, x: x.logcumsumexp(0), [Z], ("complex128",)),
+    ("aminmax", lambda L, x: sum(L.aminmax(x)), [[[1.0, 2.0, 2.0], [-1.0, 5.0, -1.0]]],
+     ("float64",)),
+    ("aminmax_dim", lambda L, x: L.aminmax(x, dim=1, keepdim=True).max * 3
+     + L.aminmax(x, dim=1, keepdim=True).min, [[[1.0, 2.0, 2.0], [-1.0, 5.0, -1.0]]],
+     ("float64",)),
+]
+
+
+@pytest.mark.parametrize("case", [(c, d) for c in CASES for d in c[3]],
+                         ids=lambda c: f"{c[0][0]}-{c[1]}")
+def test_values_and_gradients_match_torch(case):
+    (_, fn, args, _), dtype = case
+    _check(fn, *args, dtype=dtype)
+
+
+def test_indices_and_result_types_match_torch():
+    for lib in (wgrad, torch):
+        x = lib.tensor([1.0, 3.0, 3.0, NAN, 2.0, NAN])
+        r = lib.cummax(x, 0)
+        assert r.indices.tolist() == [0, 1, 2, 3, 3, 5]
+        assert lib.cummin(lib.tensor([2, 1, 1, 3]), 0).indices.tolist() == [0, 1, 2, 2]
+        assert type(r).__name__ == "cummax" and r[0] is r.values and r[1] is r.indices
+        a = lib.aminmax(lib.tensor([[1, 5], [0, 3]]), dim=0)
+        assert a.min.tolist() == [0, 3] and a[1] is a.max and a.max.tolist() == [1, 5]
+        assert lib.aminmax(lib.tensor([[1.0, 2.0]]), keepdim=True).max.shape == (1, 1)
+        s = lib.cummax(lib.tensor(4.0), 0)
+        assert (s.values.item(), s.indices.item()) == (4.0, 0)
+
+
+def test_dtypes_match_torch():
+    for fn in (lambda L: L.lgamma(L.tensor([1, 2])), lambda L: L.polygamma(1, L.tensor([1])),
+               lambda L: L.erfinv(L.tensor([0])), lambda L: L.sinc(L.tensor([1])),
+               lambda L: L.logit(L.tensor([0])), lambda L: L.copysign(L.tensor([1]), -1),
+               lambda L: L.xlogy(L.tensor([True]), L.tensor([2])),
+               lambda L: L.float_power(L.tensor([2]), 2),
+               lambda L: L.float_power(L.tensor([2.0]), 1j),
+               lambda L: L.fmod(L.tensor([5, -5]), 3), lambda L: L.nansum(L.tensor([1, 2])),
+               lambda L: L.nan_to_num(L.tensor([1, 2])),
+               lambda L: L.nan_to_num(L.tensor([INF], dtype=L.float32)),
+               lambda L: L.heaviside(L.tensor([1, 0, -1]), L.tensor([5])),
+               lambda L: L.heaviside(L.tensor([NAN, -0.0, 0.0, -2.0]), L.tensor([2.0])),
+               lambda L: L.nansum(L.tensor([1.0, 2.0]), dtype=L.float32)):
+        w, t = fn(wgrad), fn(torch)
+        assert str(w.dtype).split(".")[1] == str(t.dtype).split(".")[1]
+        _close(w, t)
+
+
+def test_complex_nan_to_num_and_integer_fmod_as_torch():
+    z = [complex(NAN, 1.0), complex(1.0, INF), complex(-INF, NAN)]
+    _close(wgrad.nan_to_num(wgrad.tensor(z)), torch.nan_to_num(torch.tensor(z)))
+    for lib in (wgrad, torch):
+        with pytest.raises(RuntimeError, match="outputs with complex dtype"):
+            lib.nan_to_num(lib.tensor(z, requires_grad=True))
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            lib.fmod(lib.tensor([5]), 0)
+
+
+def _real_only_calls(L):
+    z = L.ones(2, dtype=L.complex128)
+    zf = L.ones(2, dtype=L.complex64)
+    return [lambda: L.lgamma(z), lambda: L.digamma(z), lambda: L.polygamma(1, zf),
+            lambda: L.polygamma(2, z), lambda: L.polygamma(0, z), lambda: L.erfinv(z),
+            lambda: L.erfc(zf), lambda: L.xlogy(z, z), lambda: L.fmod(z, z),
+            lambda: L.logit(z), lambda: L.copysign(L.ones(2), zf),
+            lambda: L.clamp_min(z, 0), lambda: L.clamp_max(z, 0), lambda: L.logaddexp2(z, z),
+            lambda: L.cummax(z, 0), lambda: L.cummin(z, 0), lambda: L.aminmax(z),
+            lambda: L.nansum(z), lambda: L.nanmean(z), lambda: L.heaviside(z, z),
+            lambda: L.logaddexp2(L.tensor([1]), L.tensor([2])),
+            lambda: L.logcumsumexp(L.tensor([1, 2]), 0), lambda: L.nanmean(L.tensor([1])),
+            lambda: L.polygamma(-1, L.ones(1)), lambda: L.positive(L.tensor([True])),
+            lambda: L.heaviside(L.tensor([1.0]), L.tensor([1])),
+            lambda: L.aminmax(L.tensor([])), lambda: L.aminmax(L.zeros(2, 0), dim=1)]
+
+
+@pytest.mark.parametrize("i", range(len(_real_only_calls(torch))))
+def test_errors_match_torch(i):
+    with pytest.raises(Exception) as et:
+        _real_only_calls(torch)[i]()
+    with pytest.raises(type(et.value)) as ew:
+        _real_only_calls(wgrad)[i]()
+    assert str(ew.value) == str(et.value)
+
+
+def test_heaviside_has_no_derivative_as_torch():
+    for lib in (wgrad, torch):
+        x = lib.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+        y = lib.heaviside(x, lib.tensor([0.5]))
+        with pytest.raises(RuntimeError, match="derivative for aten::heaviside is not "
+                                               "implemented"):
+            y.sum().backward()
+
+
+def test_positive_is_input_itself():
+    x = wgrad.tensor([1.0])
+    assert wgrad.positive(x) is x and x.positive() is x
+
+
+GRADCHECK = [
+    (wgrad.lgamma, [0.4, 1.3, 2.7, -0.6]),
+    (wgrad.digamma, [0.4, 1.3, 2.7, -0.6]),
+    (lambda x: wgrad.polygamma(2, x), [0.4, 1.3, 2.7, -0.6]),
+    (wgrad.erfinv, [-0.8, -0.1, 0.3, 0.7]),
+    (wgrad.erfc, [-1.5, -0.1, 0.3, 2.0]),
+    (lambda x: wgrad.xlogy(x, x.flip(0) + 2.0), [0.4, 1.3, 2.7, -0.6]),
+    (wgrad.sinc, [0.4, 1.3, 2.7, -0.6]),
+    (lambda x: wgrad.logit(x, 0.1), [0.3, 0.5, 0.75, 0.85]),
+    (lambda x: wgrad.logcumsumexp(x.reshape(2, 2), 1), [0.4, -1.3, 2.7, -0.6]),
+    (lambda x: wgrad.logcumsumexp(x * (1 + 0.5j), 0), [0.4, -1.3, 2.7, -0.6]),
+]
+
+
+@pytest.mark.parametrize("fn,values", GRADCHECK)
+def test_gradcheck(fn, values):
+    x = wgrad.tensor(values, dtype=wgrad.float64, requires_grad=True)
+    assert wgrad.autograd.gradcheck(fn, (x,))
+
+
+def test_gradgradcheck_special():
+    x = wgrad.tensor([0.4, 1.3, 2.7], dtype=wgrad.float64, requires_grad=True)
+    for fn in (wgrad.lgamma, wgrad.erfc, lambda t: wgrad.erfinv(t / 3),
+               lambda t: wgrad.logcumsumexp(t, 0)):
+        assert wgrad.autograd.gradgradcheck(fn, (x,))
