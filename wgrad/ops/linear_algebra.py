@@ -1,5 +1,6 @@
 """Linear algebra: products (matmul/@, mm, bmm, dot, vdot, outer, inner, einsum, trace,
-tensordot) and the ``wgrad.linalg`` decompositions and solvers.
+tensordot, addmm/addmv/addbmm/baddbmm), distances (cdist, dist) and the ``wgrad.linalg``
+decompositions and solvers.
 
 Every formula follows NOTE [Conjugate Wirtinger convention] in _primitive.py; the
 decompositions port the math of PyTorch's FunctionsManual.cpp (svd_backward,
@@ -23,15 +24,17 @@ from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import reduction  # reduction imports this module too: used at call time
 from .elementwise import log, where
-from .shape import broadcast_tensors, cat
+from .shape import _cross, cat
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
            "tensordot", "det", "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power",
-           "pinverse", "chain_matmul"]
+           "pinverse", "chain_matmul", "addmm", "addmv", "addbmm", "baddbmm", "cdist",
+           "dist"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "trace", "det",
-           "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power", "pinverse")
+           "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power", "pinverse", "addmm",
+           "addmv", "addbmm", "baddbmm", "dist")
 
 
 class LinAlgError(RuntimeError):
@@ -1269,17 +1272,7 @@ def cross(input, other, *, dim=-1, out=None):
     >>> wgrad.linalg.cross(wgrad.tensor([1., 0., 0.]), wgrad.tensor([0., 1., 0.]))
     tensor([0., 0., 1.])
     """
-    if input.ndim != other.ndim:
-        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    nd = input.ndim
-    d = _wrap_dim(dim, nd)
-    sa, sb = input.shape[d - nd], other.shape[d - nd]
-    if sa != 3 or sb != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                           f"{sa} and {sb}")
-    input, other = broadcast_tensors(input, other)
-    # (a x b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}
-    return input.roll(-1, d) * other.roll(-2, d) - input.roll(-2, d) * other.roll(-1, d)
+    return _cross(input, other, dim)
 
 
 def vecdot(x, y, *, dim=-1, out=None):
@@ -1291,3 +1284,196 @@ def vecdot(x, y, *, dim=-1, out=None):
     tensor(3.+0.j)
     """
     return (x.conj() * y).sum(dim)
+
+
+# -- beta * input + alpha * product -----------------------------------------------------
+
+# the C++ type names torch's messages print for a dtype's scalar_name
+_CTYPE = {"Float": "float", "Double": "double", "Half": "c10::Half",
+          "BFloat16": "c10::BFloat16", "ComplexFloat": "c10::complex<float>",
+          "ComplexDouble": "c10::complex<double>", "Long": "long int", "Int": "int",
+          "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool"}
+
+
+def _ctype(t):
+    return _CTYPE.get(t.dtype.scalar_name, t.dtype.scalar_name)
+
+
+def _same_dtype(a, b, c):
+    for x, y in ((a, b), (b, c)):
+        if x.dtype is not y.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{x.dtype.scalar_name} and {y.dtype.scalar_name}")
+
+
+def _coef(v, t):
+    """``alpha``/``beta`` cast to ``t``'s dtype as torch does (ints truncated)."""
+    if isinstance(v, complex) and not t.is_complex():
+        if v.imag:
+            raise RuntimeError(f"value cannot be converted to type {_ctype(t)} without "
+                               f"overflow")
+        v = v.real
+    if not (t.is_floating_point() or t.is_complex()):
+        v = int(v)
+    return v
+
+
+def _scaled_add(input, prod, beta, alpha, kernel):
+    """``beta * input + alpha * prod``, ``input`` expanded to ``prod``'s shape; with
+    ``beta == 0`` the values of ``input`` are ignored (its NaN and inf too) and its
+    gradient is zero, as torch's addmm family."""
+    if prod.dtype is D.bool:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    input = input.expand(tuple(prod.shape))
+    beta, alpha = _coef(beta, prod), _coef(alpha, prod)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:
+        return prod + where(_make(jnp.zeros((), bool)), input, 0)
+    return prod + (input if beta == 1 else input * beta)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcast to the product.
+
+    Example
+    -------
+    >>> wgrad.addmm(wgrad.ones(2), wgrad.eye(2), wgrad.eye(2), beta=2)
+    tensor([[3., 2.],
+            [2., 3.]])
+    """
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
+                           f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    _same_dtype(input, mat1, mat2)
+    return _scaled_add(input, matmul(mat1, mat2), beta, alpha, "addmm_impl_cpu_")
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)`` for a matrix ``mat`` and a vector ``vec``."""
+    if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, "
+                           f"{vec.ndim}")
+    n = input.numel()
+    if mat.shape[1] != vec.shape[0] or n not in (1, mat.shape[0]):
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({mat.shape[0]}x"
+                           f"{mat.shape[1]}), vec ({vec.shape[0]})")
+    if not (input.dtype is mat.dtype is vec.dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{input.dtype.scalar_name}, {mat.dtype.scalar_name}, and "
+                           f"{vec.dtype.scalar_name}")
+    return _scaled_add(input, matmul(mat, vec), beta, alpha, "addmv_impl_cpu")
+
+
+def _check_batches(batch1, batch2):
+    for name, b in (("batch1", batch1), ("batch2", batch2)):
+        if b.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch1.shape[0]}, {batch1.shape[2]}] but got: "
+                           f"[{batch2.shape[0]}, {batch2.shape[1]}].")
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * bmm(batch1, batch2)``, ``input`` broadcast to the product."""
+    _check_batches(batch1, batch2)
+    if input.dtype is not batch1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_ctype(input)}, "
+                           f"batch1: {_ctype(batch1)}, batch2: {_ctype(batch2)}")
+    if batch1.dtype is not batch2.dtype:
+        raise RuntimeError(f"expected scalar type {batch1.dtype.scalar_name} but found "
+                           f"{batch2.dtype.scalar_name}")
+    return _scaled_add(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * bmm(batch1, batch2).sum(0)``, ``input`` broadcast to the
+    sum."""
+    for name, b in (("batch1", batch1), ("batch2", batch2)):
+        if b.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
+                           f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
+    _same_dtype(input, batch1, batch2)
+    prod = bmm(batch1, batch2).sum(0, dtype=batch1.dtype)
+    return _scaled_add(input, prod, beta, alpha, "addmm_impl_cpu_")
+
+
+# -- distances --------------------------------------------------------------------------
+
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                "donot_use_mm_for_euclid_dist")
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` (..., P, M) and each row of
+    ``x2`` (..., R, M): a (..., P, R) tensor, batch dims broadcast. Real floating inputs
+    only. ``compute_mode`` is accepted; the distances are always computed directly
+    (torch's matrix-product shortcut for p=2 trades accuracy for speed).
+
+    Example
+    -------
+    >>> wgrad.cdist(wgrad.tensor([[0., 0.]]), wgrad.tensor([[3., 4.], [1., 0.]]))
+    tensor([[5., 1.]])
+    """
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    if isinstance(p, complex):
+        raise TypeError("cdist(): argument 'p' (position 3) must be float, not complex")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
+                               f"{x.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{x.dtype.scalar_name}")
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {x1.dtype.scalar_name} but found "
+                           f"{x2.dtype.scalar_name}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    check_broadcast(x1.shape[:-2], x2.shape[:-2])
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if not diff.shape[-1]:
+        return vector_norm(diff, 2, -1)  # zeros, whatever p
+    if p == float("inf"):
+        # torch's gradient goes whole to every coordinate tied for the max (the norm's
+        # splits it): max + sum((|d| - max) * tied), zero forward, |d|'s gradient where tied
+        a = diff.abs()
+        m = a.amax(-1, keepdim=True).detach()
+        return m.squeeze(-1) + ((a - m) * (a == m)).sum(-1)
+    return vector_norm(diff, p, -1)
+
+
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` (broadcast), a 0-d tensor.
+
+    Example
+    -------
+    >>> wgrad.dist(wgrad.tensor([3., 0.]), wgrad.tensor([0., 4.]))
+    tensor(5.)
+    """
+    dt = result_type(input, other)
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {dt.scalar_name} instead.")
+    if isinstance(p, complex):
+        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of "
+                           "norm.")
+    diff = input - other
+    if p == float("inf") and not diff.numel():
+        raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor "
+                           "because the operation does not have an identity")
+    return vector_norm(diff, p)

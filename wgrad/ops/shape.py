@@ -1,5 +1,5 @@
 """Shape ops: reshape, transpose/permute, squeeze, expand, cat/stack/split, flip, roll,
-repeat, pad; dtype casts and clone."""
+rot90, repeat, pad, meshgrid, block_diag, torch.cross; dtype casts and clone."""
 import builtins
 import operator
 import warnings
@@ -25,7 +25,9 @@ __all__ = ["reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "
            "as_strided",
            "fliplr", "flipud", "roll", "repeat", "tile", "to", "clone", "contiguous",
            "sum_to_size", "narrow", "select", "view_as", "reshape_as", "atleast_1d",
-           "atleast_2d", "broadcast_shapes", "pad"]
+           "atleast_2d", "broadcast_shapes", "pad", "meshgrid", "ravel", "tensor_split",
+           "hsplit", "vsplit", "dsplit", "column_stack", "row_stack", "dstack", "atleast_3d",
+           "rot90", "block_diag", "cartesian_prod", "diagflat", "cross"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "swapdims",
@@ -34,7 +36,8 @@ METHODS = ("reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "
            "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk",
            "as_strided",
            "roll", "repeat", "tile", "to", "clone", "contiguous", "sum_to_size", "narrow",
-           "select", "view_as", "reshape_as")
+           "select", "view_as", "reshape_as", "ravel", "tensor_split", "hsplit", "vsplit",
+           "dsplit", "rot90", "diagflat", "cross")
 
 
 def _dims(dims, ndim, unique=False):
@@ -571,21 +574,139 @@ def stack(tensors, dim=0):
     return cat([unsqueeze(x, d) for x in tensors], d)
 
 
+def _tensor_list(tensors, name):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not Tensor")
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors):
-    tensors = [atleast_1d(x) for x in tensors]
+    tensors = [atleast_1d(x) for x in _tensor_list(tensors, "hstack")]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
-    return cat([atleast_2d(x) for x in tensors], 0)
+    return cat([atleast_2d(x) for x in _tensor_list(tensors, "vstack")], 0)
 
 
-def atleast_1d(x):
-    return reshape(x, 1) if x.ndim == 0 else x
+row_stack = vstack
 
 
-def atleast_2d(x):
-    return reshape(x, (1,) * (2 - x.ndim) + tuple(x.shape)) if x.ndim < 2 else x
+def dstack(tensors):
+    """Concatenate along the third dim, after ``atleast_3d``."""
+    return cat([atleast_3d(x) for x in _tensor_list(tensors, "dstack")], 2)
+
+
+def column_stack(tensors):
+    """Concatenate along the second dim; 0-d and 1-d tensors become columns."""
+    tensors = _tensor_list(tensors, "column_stack")
+    return hstack([reshape(x, (x.numel(), 1)) if x.ndim <= 1 else x for x in tensors])
+
+
+def _atleast(tensors, fn):
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return fn(tensors[0])
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    return tuple(fn(x) for x in tensors)
+
+
+def atleast_1d(*tensors):
+    """Each tensor viewed with at least one dim (one tensor in, one out; else a tuple)."""
+    return _atleast(tensors, lambda x: reshape(x, 1) if x.ndim == 0 else x)
+
+
+def atleast_2d(*tensors):
+    """Each tensor viewed with at least two dims, new dims in front."""
+    return _atleast(tensors, lambda x: reshape(x, (1,) * (2 - x.ndim) + tuple(x.shape))
+                    if x.ndim < 2 else x)
+
+
+def _to_3d(x):
+    if x.ndim == 0:
+        return reshape(x, (1, 1, 1))
+    if x.ndim == 1:
+        return reshape(x, (1, x.shape[0], 1))
+    return reshape(x, tuple(x.shape) + (1,)) if x.ndim == 2 else x
+
+
+def atleast_3d(*tensors):
+    """Each tensor viewed with at least three dims: (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    return _atleast(tensors, _to_3d)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 0-d/1-d tensors, ``"ij"`` (matrix, the default) or ``"xy"``
+    (Cartesian: the first two dims of the grids swapped) indexing; the grids are expanded
+    views.
+
+    Example
+    -------
+    >>> [g.tolist() for g in wgrad.meshgrid(wgrad.tensor([1, 2]), wgrad.tensor([3]),
+    ...                                     indexing="ij")]
+    [[[1], [2]], [[3], [3]]]
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass "
+                      "the indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f'received: {indexing}')
+    for x in tensors:
+        if x.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {x}")
+        if x.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors = (tensors[1], tensors[0]) + tuple(tensors[2:])
+    shape = tuple(x.numel() for x in tensors)
+    n = len(shape)
+    grids = [expand(reshape(x, (1,) * i + (-1,) + (1,) * (n - i - 1)), shape)
+             for i, x in enumerate(tensors)]
+    if swap:
+        grids = [grids[1], grids[0]] + grids[2:]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors):
+    """Rows of every combination of the elements of 1-d tensors (``itertools.product``)."""
+    for x in tensors:
+        if x.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(x.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([reshape(g, -1) for g in grids], 1)
+
+
+def block_diag(*tensors):
+    """A block-diagonal matrix of 0-d, 1-d (one row) and 2-d tensors, zeros elsewhere."""
+    for i, x in enumerate(tensors):
+        if x.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {x.ndim} dimensions")
+    if not tensors:
+        return _make(jnp.zeros((1, 0), D.get_default_dtype().np))
+    dt = result_type(*tensors)
+    blocks = [atleast_2d(x if x.dtype is dt else x.to(dt)) for x in tensors]
+    cols = builtins.sum(b.shape[1] for b in blocks)
+    rows, start = [], 0
+    for b in blocks:
+        n = b.shape[1]
+        rows.append(_pad_constant(b, (start, cols - start - n), 0))
+        start += n
+    return cat(rows, 0)
 
 
 _slice = Primitive("slice", lambda self, *, dim, start, length: lax.slice_in_dim(
@@ -715,6 +836,80 @@ def unbind(input, dim=0):
     return _multi_output([select(input, d, i) for i in range(input.shape[d])], "Unbind")
 
 
+def ravel(input):
+    """The elements of ``input`` as a 1-d tensor (a view where the layout allows)."""
+    return reshape(input, -1)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views of ``input`` along ``dim``: ``n`` near-equal pieces (the first ``size % n``
+    one longer) for an int, else pieces between the listed indices (Python slicing, so
+    they may be empty). A 0-d or 1-d int64 tensor stands for the int or the list.
+
+    Example
+    -------
+    >>> [p.tolist() for p in wgrad.tensor_split(wgrad.arange(5), [1, 3])]
+    [[0], [1, 2], [3, 4]]
+    """
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        if ios.dtype is not D.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have "
+                               f"dtype of long, but got {ios.dtype.scalar_name}")
+        if ios.ndim > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
+                               f"zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {ios.ndim} dims")
+        ios = ios.item() if ios.ndim == 0 else ios.tolist()
+    d = _wrap_dim(dim, input.ndim)
+    size = input.shape[d]
+    if isinstance(ios, (list, tuple)):
+        bounds = [0] + [operator.index(i) for i in ios] + [size]
+        bounds = [builtins.min(builtins.max(b + size if b < 0 else b, 0), size)
+                  for b in bounds]
+    elif isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        q, r = divmod(size, ios)
+        bounds = [i * q + builtins.min(i, r) for i in range(ios + 1)]
+    else:
+        raise TypeError(f"tensor_split(): argument 'indices_or_sections' must be an int, a "
+                        f"tuple of ints or a Tensor, not {type(ios).__name__}")
+    return tuple(narrow(input, d, lo, builtins.max(hi - lo, 0))
+                 for lo, hi in zip(bounds[:-1], bounds[1:]))
+
+
+def _split_along(name, input, ios, dim, min_ndim):
+    if input.ndim < min_ndim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} "
+                           f"dimension, but got a tensor with {input.ndim} dimensions!")
+    if isinstance(ios, int):
+        size = input.shape[dim]
+        if ios == 0 or size % ios:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but "
+                               f"the size of the dimension {size} is not divisible by the "
+                               f"split_size {ios}!")
+    return tensor_split(input, ios, dim)
+
+
+def hsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 1 (dim 0 of a 1-d tensor); an int must divide the size."""
+    return _split_along("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
+
+
+def vsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 0 of a tensor of at least 2 dims."""
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 2 of a tensor of at least 3 dims."""
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
 # ======================================================================================
 # Reordering and tiling
 # ======================================================================================
@@ -771,8 +966,27 @@ _repeat = Primitive("repeat", lambda self, *, repeats: jnp.tile(self, repeats),
                     self=_repeat_backward)
 
 
+def _int_args(sizes, fn, arg, pos):
+    """Ints given as several arguments or as one sequence (``x.tile(2, 3)``,
+    ``x.tile((2, 3))``, ``x.tile(2)``), with torch's TypeError for anything else."""
+    if not sizes:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "{arg}"')
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = sizes[0]
+    elif len(sizes) == 1 and not hasattr(sizes[0], "__index__"):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be tuple of ints, "
+                        f"not {type(sizes[0]).__name__}")
+    for i, s in enumerate(sizes):
+        if not hasattr(s, "__index__"):
+            raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got "
+                            f"{type(s).__name__}\"")
+    return tuple(operator.index(s) for s in sizes)
+
+
 def repeat(input, *sizes):
-    sizes = _shape_arg(sizes)
+    """Tile ``input`` ``sizes[i]`` times along each dim (new leading dims for extra sizes)."""
+    sizes = _int_args(sizes, "repeat", "repeats", 1)
     if len(sizes) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than "
                            "number of dimensions of tensor")
@@ -784,11 +998,78 @@ def repeat(input, *sizes):
     return _repeat(input, repeats=sizes)
 
 
-def tile(input, dims):
-    dims = tuple(dims)
+def tile(input, *dims):
+    """``repeat`` with ``dims`` padded by leading ones to ``input.ndim`` (an int or ints)."""
+    dims = _int_args(dims, "tile", "dims", 2)
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, dims)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by ``k`` quarter turns in the plane of ``dims``, from ``dims[0]`` towards
+    ``dims[1]``."""
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = (_wrap_dim(d, input.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    k = operator.index(k) % 4
+    if k == 1:
+        return transpose(flip(input, d1), d0, d1)
+    if k == 2:
+        return flip(input, (d0, d1))
+    if k == 3:
+        return transpose(flip(input, d0), d0, d1)
+    return clone(input)
+
+
+def diagflat(input, offset=0):
+    """The flattened ``input`` on the ``offset``-th diagonal of a square matrix."""
+    return reshape(input, -1).diag(offset)
+
+
+# ======================================================================================
+# Cross product (torch.cross here; torch.linalg.cross in linear_algebra calls _cross)
+# ======================================================================================
+
+_CROSS_WARNING = ("Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+                  "either pass the dim explicitly or simply use torch.linalg.cross.\nThe "
+                  "default value of dim will change to agree with that of linalg.cross in a "
+                  "future release.")
+
+
+def cross(input, other, dim=None):
+    """Cross product of 3-vectors along ``dim``; ``dim=None`` (deprecated, with torch's
+    warning) takes the first dim of ``input`` of size 3."""
+    if dim is None:
+        warnings.warn(_CROSS_WARNING, UserWarning, stacklevel=2)
+        dim = next((i for i, n in enumerate(input.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return _cross(input, other, dim)
+
+
+def _cross(input, other, dim):
+    """torch.linalg.cross's checks and formula (broadcasting over the other dims)."""
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    nd = input.ndim
+    d = _wrap_dim(dim, nd)
+    sa, sb = input.shape[d - nd], other.shape[d - nd]
+    if sa != 3 or sb != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{sa} and {sb}")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                           f"{other.dtype.scalar_name}")
+    input, other = broadcast_tensors(input, other)
+    # (a x b)_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1}
+    return roll(input, -1, d) * roll(other, -2, d) - roll(input, -2, d) * roll(other, -1, d)
 
 
 # ======================================================================================
