@@ -18,7 +18,8 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "ful
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm",
            "normal", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like",
            "randn_like", "randint_like", "manual_seed", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state", "scalar_tensor", "bernoulli"]
+           "get_rng_state", "set_rng_state", "scalar_tensor", "bernoulli", "tril_indices",
+           "triu_indices"]
 
 
 def _finish(data, requires_grad, device=None):
@@ -215,6 +216,51 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     _new_size((n, n if m is None else m), d.itemsize)
     return _made(jnp.eye, (n, m, 0, d.np), requires_grad, device)
+
+
+def _tri_indices(name, np_fn, row, col, offset, dtype, device, requires_grad):
+    d = _dt(dtype, D.default_int())
+    if d not in (D.int32, D.int64):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{d.scalar_name}'")
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    if requires_grad:  # torch's factory check, before making the (integer) tensor
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    return _finish(jnp.asarray(np.stack(np_fn(row, offset, col)).reshape(2, -1), d.np),
+                   False, device)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 requires_grad=False):
+    """The (row, column) indices of the lower triangle of a ``row`` x ``col`` matrix, as a
+    2 x N tensor in row-major order; ``offset`` shifts the diagonal as in ``tril``.
+
+    Example
+    -------
+    >>> wgrad.tril_indices(2, 2)
+    tensor([[0, 1, 1],
+            [0, 0, 1]])
+    """
+    return _tri_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device,
+                        requires_grad)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 requires_grad=False):
+    """The (row, column) indices of the upper triangle of a ``row`` x ``col`` matrix, as a
+    2 x N tensor in row-major order; ``offset`` shifts the diagonal as in ``triu``.
+
+    Example
+    -------
+    >>> wgrad.triu_indices(2, 2)
+    tensor([[0, 0, 1],
+            [0, 1, 1]])
+    """
+    return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device,
+                        requires_grad)
 
 
 # -- random ----------------------------------------------------------------------------

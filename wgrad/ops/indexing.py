@@ -1,6 +1,7 @@
 """Indexing family: __getitem__ (basic and advanced), index_select/add/copy/put, gather,
 scatter/scatter_add/scatter_reduce, take/put, masked_select/masked_scatter, nonzero, unfold,
-sort/topk/kthvalue/median, tril/triu, diag/diag_embed/diagonal, kron.
+sort/topk/kthvalue/median, tril/triu, diag/diag_embed/diagonal, kron; host-side
+unique/unique_consecutive/bincount/searchsorted/bucketize.
 
 Every read has a scatter-add adjoint primitive and every write a gather adjoint, each the
 other's backward, so gradients of any order stay inside this table.
@@ -19,20 +20,22 @@ from .._tensor import Tensor, _make, _wrap_dim
 from .._autograd.grad_mode import _state as _grad_state
 from .._autograd.graph import Error
 from ._primitive import Primitive
+from ._promote import result_type
 from .shape import broadcast_shapes, expand
 
 __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "gather",
            "take_along_dim", "take", "put", "scatter", "scatter_add", "scatter_reduce",
            "index_reduce", "masked_select", "nanmedian", "masked_scatter", "nonzero",
            "argwhere", "unfold", "sort", "argsort", "topk", "kthvalue", "median", "tril",
-           "triu", "diag", "diag_embed", "diagonal", "kron"]
+           "triu", "diag", "diag_embed", "diagonal", "kron", "unique", "unique_consecutive",
+           "bincount", "searchsorted", "bucketize"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "take_along_dim",
            "take", "put", "scatter", "scatter_add", "scatter_reduce", "index_reduce",
            "masked_select", "nanmedian", "masked_scatter", "nonzero", "argwhere", "unfold",
            "sort", "argsort", "topk", "kthvalue", "median", "tril", "triu", "diag",
-           "diag_embed", "diagonal", "kron")
+           "diag_embed", "diagonal", "kron", "unique", "unique_consecutive", "bincount")
 
 _ADV = "adv"
 _INT = "int"  # NOTE [Index values are arguments]
@@ -861,6 +864,249 @@ def nonzero(input, *, as_tuple=False):
 
 def argwhere(input):
     return nonzero(input)
+
+
+# ======================================================================================
+# Host-side ops with data-dependent shapes or integer outputs: unique, bincount, search
+# ======================================================================================
+
+def _host_node(aten, node_name, exc=NotImplementedError,
+               msg="the derivative for '{}' is not implemented."):
+    """A node for an output computed on the host, as torch records one whose derivative is
+    not implemented: the output requires grad, its backward raises."""
+    def formula(grad):
+        raise exc(msg.format(aten))
+    return Primitive(aten, lambda self, value: value, jit=False, node_name=node_name,
+                     self=formula)
+
+
+_unique2 = _host_node("_unique2", "Unique2Backward0")
+_unique_dim = _host_node("unique_dim", "UniqueDimBackward0")
+_unique_consecutive = _host_node("unique_consecutive", "UniqueConsecutiveBackward0")
+_bincount = _host_node("bincount", "NotImplemented", RuntimeError,
+                       "derivative for aten::{} is not implemented")
+
+
+def _from_host(a, dt=None):
+    return _make(jnp.asarray(a, None if dt is None else dt.np))
+
+
+def _groups(rows, consecutive):
+    """Sort order (None when consecutive) and group-start flags of the rows of ``rows``."""
+    n = rows.shape[0]
+    perm = None
+    if not consecutive:
+        if rows.shape[1] == 1:
+            perm = np.argsort(rows[:, 0], kind="stable")
+        else:  # rows in lexicographic order: the first column is lexsort's last key
+            perm = np.lexsort(rows.T[::-1]) if n else np.arange(0)
+        rows = rows[perm]
+    new = np.ones(n, bool)
+    new[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    return perm, new
+
+
+def _unique(input, return_inverse, return_counts, dim, consecutive, prims):
+    name = "unique_consecutive" if consecutive else "unique"
+    if input.is_complex():
+        raise NotImplementedError(f'"{name}" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
+    a = _host(input, name)
+    if dim is None:
+        rows, axis, inv_shape = a.reshape(-1, 1), 0, a.shape
+        a = a.reshape(-1)
+    else:
+        if a.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        axis = _wrap_dim(dim, a.ndim)
+        if a.size == 0 and a.shape[axis] != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                               "unique cannot be applied")
+        rest = int(np.prod(a.shape[:axis] + a.shape[axis + 1:]))
+        rows = np.moveaxis(a, axis, 0).reshape(a.shape[axis], rest)
+        inv_shape = (a.shape[axis],)
+    perm, new = _groups(rows, consecutive)
+    starts = np.flatnonzero(new)
+    group = np.cumsum(new) - 1
+    if perm is not None:
+        starts_in = perm[starts]
+        inverse = np.empty_like(group)
+        inverse[perm] = group
+    else:
+        starts_in, inverse = starts, group
+    values = _from_host(np.take(a, starts_in, axis=axis))
+    if _grad_state.grad and (input._requires_grad or input._grad_fn is not None) \
+            and input.is_floating_point():
+        values = prims[dim is not None](input, values._data)
+    if not (return_inverse or return_counts):
+        return values
+    it = D.default_int()
+    out = (values,)
+    if return_inverse:
+        out += (_from_host(inverse.reshape(inv_shape), it),)
+    if return_counts:
+        out += (_from_host(np.diff(np.append(starts, rows.shape[0])), it),)
+    return out
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of ``input`` (or slices along ``dim``), sorted, with optional
+    inverse indices and counts. Computed on the host; not differentiable.
+
+    Example
+    -------
+    >>> wgrad.unique(wgrad.tensor([3, 1, 3, 2]), return_counts=True)
+    (tensor([1, 2, 3]), tensor([1, 1, 2]))
+    """
+    return _unique(input, return_inverse, return_counts, dim, False,
+                   (_unique2, _unique_dim))
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """``input`` with each run of equal consecutive values (or slices along ``dim``)
+    collapsed to one, with optional inverse indices and run lengths.
+
+    Example
+    -------
+    >>> wgrad.unique_consecutive(wgrad.tensor([1, 1, 2, 1]))
+    tensor([1, 2, 1])
+    """
+    return _unique(input, return_inverse, return_counts, dim, True,
+                   (_unique_consecutive, _unique_consecutive))
+
+
+def bincount(input, weights=None, minlength=0):
+    """Counts (or summed ``weights``) of each non-negative integer value of the 1-D
+    ``input``, over at least ``minlength`` bins.
+
+    Example
+    -------
+    >>> wgrad.bincount(wgrad.tensor([1, 1, 3]))
+    tensor([0, 2, 0, 1])
+    """
+    dt = input.dtype
+    if dt.is_floating_point or dt.is_complex or dt is D.bool:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{dt.scalar_name}'")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != input.numel()):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    a = _host(input, "bincount")
+    if a.ndim != 1 or (a < 0).any():
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    it = D.default_int()
+    if a.size == 0:
+        return _from_host(np.zeros(minlength, it.np))
+    if weights is None:
+        return _from_host(np.bincount(a, minlength=minlength), it)
+    w = _host(weights, "bincount")
+    if weights.is_complex():
+        warnings.warn("Casting complex values to real discards the imaginary part")
+        w = w.real
+    out_dt = weights.dtype if weights.dtype in (D.float32, D.float64) else D.float64
+    out = _from_host(np.bincount(a, w.astype(np.float64), minlength), out_dt)
+    if _grad_state.grad and (weights._requires_grad or weights._grad_fn is not None):
+        out = _bincount(weights, out._data)
+    return out
+
+
+def _sizes(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _search(seq, v, right, sorter):
+    """torch's binary search of each row of ``v`` in the row of ``seq`` (and ``sorter``):
+    the first position whose value is >= (right: >) the value; NaNs compare as torch's."""
+    lo = np.zeros(v.shape, np.int64)
+    hi = np.full(v.shape, seq.shape[1], np.int64)
+    rows = np.arange(seq.shape[0])[:, None]
+    while True:
+        active = lo < hi
+        if not active.any():
+            return lo
+        mid = (lo + hi) // 2
+        at = np.minimum(mid, seq.shape[1] - 1)
+        if sorter is not None:
+            at = sorter[rows, at]
+        b = seq[rows, at]
+        go_right = ~(b > v) if right else ~(b >= v)
+        lo = np.where(active & go_right, mid + 1, lo)
+        hi = np.where(active & ~go_right, mid, hi)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Insertion indices of ``input`` into the last dimension of ``sorted_sequence`` that
+    keep it sorted (``right``/``side='right'``: after equal values).
+
+    Example
+    -------
+    >>> wgrad.searchsorted(wgrad.tensor([1, 3, 3, 5]), wgrad.tensor([3, 6]))
+    tensor([1, 4])
+    """
+    name = "torch.searchsorted(): "
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"{name}side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError(f"{name}side and right can't be set to opposites, got side "
+                               f"of left while right was True")
+        right = side == "right"
+    seq = sorted_sequence
+    if seq.ndim == 0:
+        raise RuntimeError(f"{name}boundaries tensor should have positive dimension, but "
+                           f"got 0 dimension")
+    scalar = not isinstance(input, Tensor)
+    if (scalar or input.ndim == 0) and seq.ndim != 1:
+        raise RuntimeError(f"{name}input value can be a scalar only when boundaries tensor "
+                           f"dimension is 1, but we got boundaries tensor dim({seq.ndim}) "
+                           f"and input value's dim(0) numel(1)")
+    if not scalar and seq.ndim != 1 and \
+            (seq.ndim != input.ndim or tuple(seq.shape[:-1]) != tuple(input.shape[:-1])):
+        raise RuntimeError(f"{name}boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must "
+                           f"match, but we got boundaries tensor {_sizes(seq.shape)} and "
+                           f"input value tensor {_sizes(input.shape)}")
+    if sorter is not None:
+        if tuple(sorter.shape) != tuple(seq.shape):
+            raise RuntimeError(f"{name}boundary and sorter must have the same size, but got "
+                               f"boundary tensor {_sizes(seq.shape)}and got sorter tensor "
+                               f"{_sizes(sorter.shape)}")
+        if sorter.dtype is not D.int64:
+            raise RuntimeError(f"{name}sorter must be a tensor of long dtype but got dtype "
+                               f"{sorter.dtype.scalar_name}")
+    ct = result_type(seq, input)
+    if ct.is_complex or ct is D.bool:
+        raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for "
+                                  f"'{ct.scalar_name}'")
+    n = seq.shape[-1]
+    rows = int(np.prod(seq.shape[:-1]))
+    s = _host(seq, "searchsorted").astype(ct.np).reshape(rows, n)
+    v = np.asarray(_host(input, "searchsorted") if not scalar else input, ct.np)
+    shape = v.shape
+    v = v.reshape(rows, v.size if seq.ndim == 1 else shape[-1])
+    order = None
+    if sorter is not None:
+        order = _host(sorter, "searchsorted").reshape(rows, n)
+        if ((order < 0) | (order >= n)).any():
+            raise RuntimeError(f"{name}sorter index out of range")
+    out = _search(s, v, right, order).reshape(shape)
+    return _from_host(out, D.int32 if out_int32 else D.default_int())
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The index of the bucket of each element of ``input``, given the sorted 1-D
+    ``boundaries`` (``right``: a value equal to a boundary goes to the bucket above).
+
+    Example
+    -------
+    >>> wgrad.bucketize(wgrad.tensor([0, 3, 6]), wgrad.tensor([1, 3, 5]))
+    tensor([0, 1, 3])
+    """
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got "
+                           f"dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
 # ======================================================================================
