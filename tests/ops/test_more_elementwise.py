@@ -60,7 +60,8 @@ CASES = [
      ("float64",)),
     ("erfc", lambda L, x: L.erfc(x), [X + [30.0]], ("float64",)),
     ("xlogy", lambda L, x, y: L.xlogy(x, y),
-     [[0.0, 0.0, 1.0, 2.0, 0.0, -1.5, 0.0], [0.0, 1.0, 0.0, 3.0, NAN, 2.0, -1.0]],
+     [[0.0, 0.0, 1.0, 2.0, 0.0, -1.5, 0.0, 0.0, 2.0],
+      [0.0, 1.0, 0.0, 3.0, NAN, 2.0, -1.0, 2.0, -1.0]],
      ("float64",)),
     ("xlogy_scalar", lambda L, y: L.xlogy(2.0, y), [[0.5, 3.0]], ("float64",)),
     ("fmod", lambda L, x, y: L.fmod(x, y), [[5.0, -5.0, 3.5, -0.5], [3.0, 3.0, -2.0, 0.3]],
@@ -218,3 +219,27 @@ def test_gradgradcheck_special():
     for fn in (wgrad.lgamma, wgrad.erfc, lambda t: wgrad.erfinv(t / 3),
                lambda t: wgrad.logcumsumexp(t, 0)):
         assert wgrad.autograd.gradgradcheck(fn, (x,))
+
+
+# -- in-place variants (``x.lgamma_()``...) on a non-leaf, against torch ------------------
+
+_INPLACE = [("lgamma_", [0.3, 1.2, 2.5], ()), ("digamma_", [0.3, 1.2, 2.5], ()),
+            ("polygamma_", [0.3, 1.2, 2.5], (1,)), ("erfinv_", [-0.5, 0.1, 0.7], ()),
+            ("erfc_", X, ()), ("xlogy_", [0.0, 0.3, 1.2], (2.0,)), ("fmod_", X, (0.7,)),
+            ("nan_to_num_", [NAN, INF, -INF, 0.5], ()), ("logit_", P, ()),
+            ("sinc_", X, ()), ("copysign_", X, (-1.0,)), ("clamp_min_", X, (0.1,)),
+            ("clamp_max_", X, (0.1,))]
+
+
+@pytest.mark.parametrize("name,values,args", _INPLACE, ids=[c[0] for c in _INPLACE])
+def test_inplace_variants_match_torch(name, values, args):
+    got = []
+    for lib in (wgrad, torch):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        out = getattr(y, name)(*args)
+        assert out is y and y._version == 1
+        (y * lib.arange(1.0, len(values) + 1, dtype=lib.float64)).sum().backward()
+        got.append((y.detach(), x.grad))
+    _close(got[0][0], got[1][0])
+    _close(got[0][1], got[1][1])

@@ -947,14 +947,11 @@ def _xlogy_fwd(self, other, *, dtype):
     return jnp.where(jnp.isnan(y), y, jnp.where(x == 0, jnp.zeros_like(x), x * jnp.log(y)))
 
 
-def _nonzero_mask(x, like):
-    return (x != 0).to(like.dtype) if isinstance(x, Tensor) else float(x != 0)
-
-
-# torch's formulas: d/dself = xlogy(self != 0, other), d/dother = self / other (nan at 0/0)
+# torch 2.13's formulas: d/dself = xlogy(grad, other), 0 where self == 0 and other <= 0
+# (log(other) at self == 0 otherwise); d/dother = self / other (nan at 0/0)
 _xlogy = Primitive(
     "xlogy", _xlogy_fwd,
-    self=lambda grad, self, other: grad * xlogy(_nonzero_mask(self, grad), other),
+    self=lambda grad, self, other: where((self == 0) & (other <= 0), 0., xlogy(grad, other)),
     other=lambda grad, self, other: grad * self / other)
 
 

@@ -38,7 +38,9 @@ _ELEMENTWISE = (
     "clamp", "clip", "masked_fill", "floor", "ceil", "round", "trunc", "frac", "atan2",
     "hypot", "lerp", "addcmul", "addcdiv", "exp2", "deg2rad", "rad2deg", "eq", "ne", "lt",
     "le", "gt", "ge", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "logical_not", "logical_and", "logical_or", "logical_xor")
+    "logical_not", "logical_and", "logical_or", "logical_xor", "lgamma", "digamma",
+    "polygamma", "erfinv", "erfc", "xlogy", "fmod", "nan_to_num", "logit", "sinc",
+    "heaviside", "copysign", "clamp_min", "clamp_max")
 _INDEXING = ("index_put", "index_add", "index_copy", "index_reduce", "scatter", "scatter_add",
              "masked_scatter", "put")
 
