@@ -904,16 +904,23 @@ _erfc = Primitive(
     self=lambda grad, self: grad * (-2 / math.sqrt(math.pi)) * (-self * self).exp())
 
 
-def lgamma(input):
-    """``log |Gamma(input)|``; its derivative is :func:`digamma`."""
-    _real_only("lgamma_vml_cpu", input)
-    return _unary_float(_lgamma, input)
+def _real_unary(prim, kernel, doc):
+    """A unary float op of real inputs only (torch's error names its CPU ``kernel``)."""
+    def op(input):
+        _real_only(kernel, input)
+        return _unary_float(prim, input)
+    op.__name__ = op.__qualname__ = prim.name
+    op.__doc__ = doc
+    return op
 
 
-def digamma(input):
-    """The logarithmic derivative of Gamma; ``digamma(0) = -inf`` as torch."""
-    _real_only("digamma", input)
-    return _unary_float(_digamma, input)
+lgamma = _real_unary(_lgamma, "lgamma_vml_cpu",
+                     "``log |Gamma(input)|``; its derivative is :func:`digamma`.")
+digamma = _real_unary(_digamma, "digamma",
+                      "The logarithmic derivative of Gamma; ``digamma(0) = -inf`` as torch.")
+erfinv = _real_unary(_erfinv, "erfinv_vml_cpu",
+                     "The inverse of :func:`erf` on (-1, 1); +-inf at +-1, nan outside.")
+erfc = _real_unary(_erfc, "erfc_vml_cpu", "``1 - erf(input)``, accurate for large inputs.")
 
 
 def polygamma(n, input):
@@ -925,17 +932,6 @@ def polygamma(n, input):
     _real_only({0: "digamma", 1: "trigamma"}.get(n, "polygamma"), input)
     return _unary_float(_polygamma, input, n=int(n))
 
-
-def erfinv(input):
-    """The inverse of :func:`erf` on (-1, 1); +-inf at +-1, nan outside."""
-    _real_only("erfinv_vml_cpu", input)
-    return _unary_float(_erfinv, input)
-
-
-def erfc(input):
-    """``1 - erf(input)``, accurate for large inputs."""
-    _real_only("erfc_vml_cpu", input)
-    return _unary_float(_erfc, input)
 
 
 # ======================================================================================
