@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
+from ._out import _CPP
 from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import reduction  # reduction imports this module too: used at call time
@@ -1288,15 +1289,9 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 # -- beta * input + alpha * product -----------------------------------------------------
 
-# the C++ type names torch's messages print for a dtype's scalar_name
-_CTYPE = {"Float": "float", "Double": "double", "Half": "c10::Half",
-          "BFloat16": "c10::BFloat16", "ComplexFloat": "c10::complex<float>",
-          "ComplexDouble": "c10::complex<double>", "Long": "long int", "Int": "int",
-          "Short": "short int", "Char": "signed char", "Byte": "unsigned char", "Bool": "bool"}
-
-
 def _ctype(t):
-    return _CTYPE.get(t.dtype.scalar_name, t.dtype.scalar_name)
+    """The C++ type name torch's messages print for ``t``'s dtype."""
+    return _CPP.get(t.dtype.name, t.dtype.scalar_name)
 
 
 def _same_dtype(a, b, c):
