@@ -564,11 +564,11 @@ class Tensor(_Fields):
 
     # -- dunders: one-line delegates to ops --------------------------------------------
     def __add__(self, o): return _raw_ops.add(self, o)
-    def __radd__(self, o): return _raw_ops.add(o, self)
+    def __radd__(self, o): return _raw_ops.add(self, o)  # torch's order (graph edges)
     def __sub__(self, o): return _raw_ops.sub(self, o)
     def __rsub__(self, o): return _raw_ops.sub(o, self)
     def __mul__(self, o): return _raw_ops.mul(self, o)
-    def __rmul__(self, o): return _raw_ops.mul(o, self)
+    def __rmul__(self, o): return _raw_ops.mul(self, o)  # torch's order (graph edges)
     def __truediv__(self, o): return _raw_ops.div(self, o)
     def __rtruediv__(self, o): return _raw_ops.mul(_raw_ops.reciprocal(self), o)  # torch's
     def __floordiv__(self, o): return _raw_ops.floor_divide(self, o)

@@ -205,3 +205,54 @@ def test_a_custom_functions_outputs_start_a_new_group():
     with wgrad.lazy():
         got = run(wgrad)
     np.testing.assert_allclose(got, run(torch), rtol=1e-6)
+
+
+# NOTE [Lazy fast lane]: repeated signatures skip the general path's steps; the records
+# must be the same. Each program runs its loop body several times (the first calls plan,
+# the later ones hit), with the fast lane on and off, and against torch.
+def _fast_programs(lib):
+    x = _x(lib, dtype="complex128")
+    c = lib.tensor(np.linspace(0.5, 1.5, 4) + 0.25j)  # outside autograd: an outside array
+    p = _x(lib, seed=3)  # a second leaf, float64
+    out = []
+    y = x
+    for i in range(5):
+        y = (y.sin() * c) * 0.5 + c                          # tensors and numbers
+        y = y - p * (i + 1)                                  # a new number each time
+        y = 2.0 / (1 + y.abs()) + y if i % 2 else y * True    # bool, int, reversed
+    out.append((y.abs() ** 2).sum())
+    z = p
+    for _ in range(4):
+        z = (z * p).tanh() + z.exp().log1p()                # a leaf used over and over
+    out.append(z.sum())
+    return (x, p), out
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_fast_lane_records_what_the_general_path_records(fast, monkeypatch):
+    if not fast:
+        monkeypatch.setattr(_lazy_graph, "fast", lambda *a: None)
+    _lazy_graph._FAST.clear()
+    seen = {}
+    for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+        with ctx():
+            leaves, outs = _fast_programs(lib)
+            names = [_walk(o.grad_fn) for o in outs]
+            sum(outs).backward()
+        seen[lib] = ([l.grad.detach().numpy() for l in leaves], names,
+                     [o.detach().numpy() for o in outs])
+    assert bool(_lazy_graph._FAST) == fast  # the lane was taken, or not
+    assert seen[wgrad][1] == seen[torch][1]
+    for a, b in zip(seen[wgrad][0] + seen[wgrad][2], seen[torch][0] + seen[torch][2]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_fast_lane_leaves_traces_and_shape_errors_to_the_general_path():
+    x = _x(wgrad)
+    with wgrad.lazy():
+        for _ in range(3):
+            (x * 2).sum()  # planned
+        f = wgrad.compile(lambda t: (x * 2 + t).sum())  # x concrete, t a tracer: eager
+        np.testing.assert_allclose(f(wgrad.ones(4)).item(), (x * 2 + 1).sum().item())
+        with pytest.raises(RuntimeError, match="must match the size"):
+            x * wgrad.ones(3)

@@ -362,9 +362,14 @@ def record(prim, args, akey, attrs, out, meta, kinds):
     if entry is None:
         entry = meta[kinds] = _signature(prim, akey, attrs, args, kinds, out)
     sig, attrs, diff = entry
-    single = prim.nout == 1
     if diff is None:
-        return _make(out) if single else tuple(_make(o) for o in out)
+        return _make(out) if prim.nout == 1 else tuple(_make(o) for o in out)
+    return _add(prim, args, kinds, sig, attrs, diff, out)
+
+
+def _add(prim, args, kinds, sig, attrs, diff, out):
+    """Append the call to the open group (a new one where it must start); its results."""
+    single = prim.nout == 1
     with _lazy._lock:
         g = _open.ref
         if g is not None:
@@ -450,3 +455,112 @@ def record(prim, args, akey, attrs, out, meta, kinds):
         g._seq_nr = seq
         g.ops.append(op)
         return results[0] if single else tuple(results)
+
+
+# NOTE [Lazy fast lane]
+# Most calls of a lazy loop repeat a signature already seen: the same primitive and
+# attributes, inputs of the same avals and kinds (a pending result of the open segment, an
+# outside array, a number; inside autograd or not). For a single-output differentiable call
+# with at least one input inside autograd, ``fast`` keeps per signature what the general
+# path (``_primitive._lazy_call`` -> ``_lazy.record`` -> ``record``) computes alike for
+# every such call: the forward, the output aval, the group signature and attributes. A hit
+# appends the call to the segment and to the group under one lock acquisition, with no
+# shape inference, table lookup or per-input kind list; a miss, or anything unusual (an
+# input that is not a jax.Array, a JAX trace), leaves the segment as it was and takes the
+# general path, whose tables then give the next call its plan. Same records, same order,
+# same results: only fewer steps (docs/performance.md, "Lazy fast lane").
+_FAST = {}
+_FAST_MAX = 4096
+_Pending = _lazy.Pending
+_NUMBERS = (int, float, complex)
+
+
+def fast(prim, args, akey):
+    """The results of ``prim(*args)`` recorded into the open segment and group (NOTE
+    [Lazy fast lane]), or None where the general path must run."""
+    with _lazy._lock:
+        seg = _lazy._seg[0]
+        ext_ids = seg.ext_ids
+        n_ext = len(seg.ext)
+        refs = []
+        key = [prim, akey]
+        tracked = False
+        for a in args:
+            if isinstance(a, Tensor):
+                d = _raw(a)
+                if a._grad_fn is not None or a._requires_grad:
+                    kind = 2
+                    tracked = True
+                else:
+                    kind = 1
+                if d.__class__ is _Pending:
+                    if d.seg is seg:
+                        refs.append(d.idx)
+                        key.append(d.aval)
+                        key.append(kind)
+                        continue
+                    d = d.force()
+            elif isinstance(a, _NUMBERS):
+                d = _P.device_constant(a)
+                if d is a:  # under a JAX trace
+                    break
+                kind = 0
+            else:
+                break
+            i = ext_ids.get(id(d))
+            if i is None:
+                if not isinstance(d, jax.Array) or isinstance(d, jax.core.Tracer):
+                    break
+                dev = _lazy._DEV[1]
+                if dev is None or (dev and d.devices() != dev):
+                    break  # the general path checks the device
+                i = ext_ids[id(d)] = len(seg.ext)
+                seg.ext.append(d)
+                v = d.aval
+                seg.ext_avals.append((v.shape, v.dtype, v.weak_type))
+            refs.append(~i)
+            key.append(seg.ext_avals[i])
+            key.append(kind)
+        else:
+            if tracked:
+                key = tuple(key)
+                plan = _FAST.get(key)
+                if plan is None:
+                    plan = _plan(prim, akey, key)
+                if plan is not None:
+                    f, oaval, kinds, sig, attrs = plan
+                    seg.ops.append((f, None, tuple(refs)))
+                    srefs = seg.refs
+                    out = _Pending(seg, len(srefs), oaval)
+                    srefs.append(out)
+                    seg.weight += 1
+                    if seg.weight >= CAP:
+                        _lazy._flush(seg)
+                    return _add(prim, args, kinds, sig, attrs, (True,), out)
+        # the general path: the segment as it was
+        if len(seg.ext) > n_ext:
+            for x in seg.ext[n_ext:]:
+                del ext_ids[id(x)]
+            del seg.ext[n_ext:], seg.ext_avals[n_ext:]
+        return None
+
+
+def _plan(prim, akey, key):
+    """The fast lane's plan for ``key`` from the general path's tables, once a call of
+    this signature went through it (else None)."""
+    f = prim._fwd_cache.get(akey)
+    if f is None:
+        return None
+    avals = key[2::2]
+    kinds = key[3::2]
+    r = _lazy._AVALS.get((f, None, avals))
+    if r is None or not r[2]:
+        return None
+    entry = r[3].get(kinds)
+    if entry is None or entry[2] != (True,):
+        return None
+    plan = (f, r[1][0], kinds, entry[0], entry[1])
+    if len(_FAST) >= _FAST_MAX:  # NOTE [Bounded caches]
+        _FAST.clear()
+    _FAST[key] = plan
+    return plan

@@ -112,6 +112,7 @@ class Primitive:
         # NOTE [Tangents of primitives]: an explicit rule where JAX's jvp differs from torch
         prim.jvp = jvp
         prim._jvp_cache = {}
+        prim._fast = None  # NOTE [Lazy fast lane]: whether its calls may take it, once known
 
     # a generated op that computes tangents (NOTE [Recorded tangents]) has none itself
     no_tangent = False
@@ -371,9 +372,17 @@ def _lazy_call(prim, args, attrs):
     if not prim.jit or prim.view or _fw.active or _anomaly._state.enabled \
             or _hooks_tls.stack:
         return None
+    akey = tuple(attrs.items())
+    fast = prim._fast
+    if fast is None:
+        fast = prim._fast = prim.nout == 1 and not prim.variadic and prim.lazy_backward \
+            and _lazy_graph.ENABLED
+    if fast and _state.grad:  # NOTE [Lazy fast lane]
+        res = _lazy_graph.fast(prim, args, akey)
+        if res is not None:
+            return res
     if prim.variadic:
         args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
-    akey = tuple(attrs.items())
     f = prim._fwd_cache.get(akey) or prim._forward_fn(akey)
     xs = []
     kinds = []  # per input: 0 not a Tensor, 1 a Tensor outside autograd, 2 one inside
@@ -940,7 +949,16 @@ def _unpack(v, node, graph):
 
 
 def _camel(name):
-    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+    """torch's node-name spelling: ``log1p`` -> ``Log1P``, ``deg2rad`` -> ``Deg2Rad``."""
+    out = []
+    up = True
+    for ch in name:
+        if ch == "_":
+            up = True
+            continue
+        out.append(ch.upper() if up else ch)
+        up = ch.isdigit()
+    return "".join(out)
 
 
 def primitive(name, **kw):
