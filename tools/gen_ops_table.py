@@ -135,9 +135,9 @@ GAUGE = "probed through (values, V * V.conj()), which is gauge-invariant"
 # by name; "module:name" overrides a name in one module
 EXAMPLES = {
     # elementwise
-    **{n: BINARY for n in ("add", "sub", "mul", "div", "true_divide", "pow", "atan2", "hypot",
-                           "complex", "polar", "maximum", "minimum", "eq", "ne", "lt", "le",
-                           "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
+    **{n: BINARY for n in ("add", "sub", "rsub", "mul", "div", "true_divide", "pow", "atan2",
+                           "hypot", "complex", "polar", "maximum", "minimum", "eq", "ne",
+                           "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
                            "logical_and", "logical_or", "logical_xor", "logaddexp", "kron")},
     "floor_divide": DIVISOR, "remainder": DIVISOR,
     "lerp": Ex(S, S, S), "addcmul": Ex(S, S, S), "addcdiv": Ex(S, S, ((2, 2), 1.1, 1.5)),
@@ -164,7 +164,8 @@ EXAMPLES = {
     "tensor_split": Ex(S, call=lambda f, x: f(x, 2)),
     "hsplit": Ex(S, call=lambda f, x: f(x, 2)), "vsplit": Ex(S, call=lambda f, x: f(x, 2)),
     "dsplit": Ex((2, 2, 2), call=lambda f, x: f(x, 2)),
-    "block_diag": BINARY, "column_stack": LIST2, "row_stack": LIST2, "dstack": LIST2, "cartesian_prod": VECS,
+    "block_diag": BINARY, "column_stack": LIST2, "row_stack": LIST2, "dstack": LIST2,
+    "cartesian_prod": VECS,
     "searchsorted": Ex((4,), (2,), pre=lambda a, b: (a.sort().values, b)),
     "bucketize": Ex((2,), (4,), pre=lambda a, b: (a, b.sort().values)),
     "isin": Ex(S, call=lambda f, x: f(x, x)),

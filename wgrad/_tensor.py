@@ -566,7 +566,7 @@ class Tensor(_Fields):
     def __add__(self, o): return _raw_ops.add(self, o)
     def __radd__(self, o): return _raw_ops.add(self, o)  # torch's order (graph edges)
     def __sub__(self, o): return _raw_ops.sub(self, o)
-    def __rsub__(self, o): return _raw_ops.sub(o, self)
+    def __rsub__(self, o): return _raw_ops.rsub(self, o)  # torch's RsubBackward1
     def __mul__(self, o): return _raw_ops.mul(self, o)
     def __rmul__(self, o): return _raw_ops.mul(self, o)  # torch's order (graph edges)
     def __truediv__(self, o): return _raw_ops.div(self, o)
@@ -762,7 +762,7 @@ for _name in ("abs", "add", "add_", "bitwise_and", "bitwise_and_", "bitwise_not"
               "bitwise_or", "bitwise_or_", "bitwise_xor", "bitwise_xor_", "div", "div_", "eq",
               "floor_divide", "floor_divide_", "ge", "getitem", "gt", "le", "lt", "matmul",
               "mul", "mul_", "ne", "neg", "pow", "pow_", "reciprocal", "remainder", "remainder_",
-              "sub", "sub_"):
+              "rsub", "sub", "sub_"):
     _fn = getattr(_ops, _name)
     setattr(_raw_ops, _name, staticmethod(getattr(_fn, "without_out", _fn)))
 del _name, _fn

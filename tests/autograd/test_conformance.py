@@ -67,6 +67,75 @@ def test_node_type_names_and_reprs(op):
     assert nodes[0] == nodes[1]
 
 
+def _edges_desc(fn):
+    """next_functions as names, edges to nothing kept (NOTE [Node edges])."""
+    if fn is None:
+        return None
+    return (fn.name().replace("torch::autograd::", ""),
+            tuple(_edges_desc(f) for f, _ in fn.next_functions))
+
+
+# torch's node per ATen overload: its name and one edge per differentiable tensor argument
+_GRAPHS = {
+    "radd": lambda L, x, y: 1 + x, "rmul": lambda L, x, y: 2 * x,
+    "rsub": lambda L, x, y: 2 - x, "rsub_tensors": lambda L, x, y: L.rsub(x, y, alpha=2),
+    "rpow": lambda L, x, y: 2 ** x, "pow_scalar": lambda L, x, y: x.pow(2.5),
+    "pow_tensor": lambda L, x, y: x ** y, "clamp": lambda L, x, y: x.clamp(0, 1),
+    "clamp_min": lambda L, x, y: x.clamp(min=0.5),
+    "clamp_tensor": lambda L, x, y: x.clamp(max=y[0]),
+    "where": lambda L, x, y: L.where(x > 0, x, y), "where_number": lambda L, x, y: L.where(
+        x > 0, x, 0.0),
+    "masked_fill": lambda L, x, y: x.masked_fill(x > 0, 0.0),
+    "masked_fill_tensor": lambda L, x, y: x.masked_fill(x > 0, y.sum()),
+    "select": lambda L, x, y: x[0], "index": lambda L, x, y: x[[0, 2]],
+    "slice_expand": lambda L, x, y: x[:1].expand(3, 2),
+    "sum_dim": lambda L, x, y: x.sum(0), "sum_dims": lambda L, x, y: x.sum((0, 1)),
+    "sum": lambda L, x, y: x.sum(), "mean_dim": lambda L, x, y: x.mean(0, keepdim=True),
+    "prod_dim": lambda L, x, y: x.prod(1), "prod": lambda L, x, y: x.prod(),
+    "t": lambda L, x, y: x.t(), "transpose": lambda L, x, y: x.transpose(0, 1),
+    "mT": lambda L, x, y: x.mT, "T": lambda L, x, y: x.T, "mm": lambda L, x, y: x @ y.t(),
+    "unsqueeze": lambda L, x, y: x.unsqueeze(0),
+    "squeeze_dim": lambda L, x, y: x.unsqueeze(0).squeeze(0),
+    "squeeze": lambda L, x, y: x.unsqueeze(0).squeeze(),
+    "squeeze_dims": lambda L, x, y: x.unsqueeze(0).squeeze((0,)),
+    "log1p": lambda L, x, y: y.log1p(), "deg2rad": lambda L, x, y: x.deg2rad(),
+    "addmm": lambda L, x, y: L.addmm(x[:, :1], x, y.t()),
+    "linear": lambda L, x, y: L.nn.functional.linear(x, y, y[:, 0]),
+    "lerp": lambda L, x, y: L.lerp(x, y, 0.3), "lerp_tensor": lambda L, x, y: L.lerp(x, y, y),
+    "addcmul": lambda L, x, y: L.addcmul(x, x, y, value=0.5),
+    "addcdiv": lambda L, x, y: L.addcdiv(x, x, y),
+    "dot": lambda L, x, y: L.dot(x[0], y[1]), "vdot": lambda L, x, y: L.vdot(x[0], y[1]),
+    "trace": lambda L, x, y: x.trace(), "outer": lambda L, x, y: L.outer(x[0], y[0]),
+    "mse": lambda L, x, y: L.nn.functional.mse_loss(x, y),
+    "mse_none": lambda L, x, y: L.nn.functional.mse_loss(x, y.detach(), reduction="none"),
+    "stack": lambda L, x, y: L.stack([x, y], 1),
+}
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_graphs_have_torchs_nodes_and_edges(lazy):
+    got = {}
+    for lib in (wgrad, torch):
+        with (wgrad.lazy() if lazy and lib is wgrad else wgrad.lazy(False)):
+            x = lib.tensor(np.arange(6.0).reshape(3, 2) - 2.5, requires_grad=True)
+            y = lib.tensor(np.arange(6.0).reshape(3, 2) * 0.5 + 0.1, requires_grad=True)
+            got[lib] = {k: _edges_desc(f(lib, x, y).grad_fn) for k, f in _GRAPHS.items()}
+    assert got[wgrad] == got[torch]
+
+
+def test_hooks_see_one_gradient_per_edge():
+    seen = {}
+    for lib in (wgrad, torch):
+        x = lib.tensor([0.5, 2.0], requires_grad=True)
+        out = []
+        for y in (x ** 3, 2 - x, x.clamp(0, 1), x[1], 2 * x):
+            y.grad_fn.register_hook(lambda gi, go, out=out: out.append(
+                [None if g is None else g.tolist() for g in gi]))
+            y.sum().backward()
+        seen[lib] = out, x.grad.tolist()
+    assert seen[wgrad] == seen[torch]
+
+
 def test_node_classes_are_shared_per_name():
     x = wgrad.ones(2, requires_grad=True)
     assert type((x * 2).grad_fn) is type((x * x).grad_fn)

@@ -24,6 +24,23 @@ def _t(shape, dtype, lo=-1.0, hi=1.0, seed=0):
 C, R = np.complex128, np.float64
 # (id, wgrad fn, JAX fn, input shapes as (shape, lo, hi), dtypes)
 CASES = [
+    # one-node forms of torch's composites (NOTE [Node edges] in ops/_primitive.py)
+    ("lerp", lambda a, b: W.lerp(a, b, 0.7), lambda a, b: a + 0.7 * (b - a),
+     [((3,), -1, 1)] * 2, (R, C)),
+    ("lerp_tensor", W.lerp, lambda a, b, w: a + w * (b - a), [((3,), -1, 1)] * 3, (R, C)),
+    ("addcmul", lambda i, a, b: W.addcmul(i, a, b, value=0.5), lambda i, a, b: i + 0.5 * a * b,
+     [((3,), -1, 1)] * 3, (R, C)),
+    ("addcdiv", lambda i, a, b: W.addcdiv(i, a, b, value=2), lambda i, a, b: i + 2 * a / b,
+     [((3,), -1, 1), ((3,), -1, 1), ((3,), 1, 2)], (R, C)),
+    ("dot", W.dot, jnp.dot, [((3,), -1, 1)] * 2, (R, C)),
+    ("vdot", W.vdot, jnp.vdot, [((3,), -1, 1)] * 2, (C,)),
+    ("trace", W.trace, jnp.trace, [((2, 3), -1, 1)], (C,)),
+    ("stack", lambda a, b: W.stack([a, b], 1), lambda a, b: jnp.stack([a, b], 1),
+     [((2, 2), -1, 1)] * 2, (C,)),
+    ("rsub", lambda a, b: W.rsub(a, b, alpha=2), lambda a, b: b - 2 * a, [((3,), -1, 1)] * 2,
+     (C,)),
+    ("mse_loss", W.nn.functional.mse_loss, lambda a, b: jnp.mean((a - b) ** 2),
+     [((2, 3), -1, 1), ((3,), -1, 1)], (R,)),
     ("sinc", W.sinc, jnp.sinc, [((3,), 0.2, 1.5)], (R, C)),
     ("float_power", W.float_power, jnp.power, [((3,), 0.5, 1.5), ((3,), 0.5, 1.5)], (R, C)),
     ("logcumsumexp", lambda x: W.logcumsumexp(x, 1),

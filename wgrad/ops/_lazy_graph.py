@@ -103,7 +103,7 @@ class GroupNode(Node):
             return self._map[idx][0].name()
         for op in self.ops:
             if idx in op.outs:
-                return op.sig[0].node_class(op.sig[1], op.sig[3]).__name__
+                return op.sig[0].node_class(op.sig[1], op.sig[3], op.sig[2]).__name__
         return self.name()
 
     # -- explosion ---------------------------------------------------------------------
@@ -127,7 +127,10 @@ class GroupNode(Node):
                 for s in op.srcs:
                     edges.append((None, 0) if s is None else out[s] if s >= 0 else ext[~s])
                 prim, akey, needs, in_meta, out_meta = op.sig
-                node = prim.node_class(akey, in_meta)(tuple(edges), sequence_nr=op.seq)
+                cls = prim.node_class(akey, in_meta, needs)
+                if cls._keep is not None:  # NOTE [Node edges]
+                    edges = [edges[i] for i in cls._keep]
+                node = cls(tuple(edges), sequence_nr=op.seq)
                 node._topological_nr = op.topo
                 node.prim = prim
                 node.attrs = op.attrs

@@ -81,7 +81,8 @@ class Primitive:
     # the first parameter is not called ``self``: formulas for an input ``self`` arrive
     # as keyword arguments
     def __init__(prim, name, fwd, *, nout=1, jit=True, node_name=None, node_name_of=None,
-                 nondiff_outputs=(), view=False, jvp=None, **formulas):
+                 nondiff_outputs=(), view=False, jvp=None, scalar_overload=False,
+                 **formulas):
         prim.name = name
         prim.node_name = node_name or _camel(name) + "Backward0"
         prim.node_cls = _node_class(prim.node_name)
@@ -106,6 +107,13 @@ class Primitive:
         savable = set(prim.inputs) | {"result", "results"}
         prim._saves_for = {k: tuple(p for p in ps if p in savable)
                            for k, ps in prim.formula_params.items()}
+        # NOTE [Node edges]: inputs without a formula are no edges; with scalar_overload,
+        # nor are inputs given as numbers. None: every input is an edge, one node class
+        prim.scalar_overload = scalar_overload
+        prim._edge_of = None if not scalar_overload and set(formulas) == set(prim.inputs) \
+            or prim.variadic else tuple(n in formulas for n in prim.inputs)
+        prim._plain = node_name_of is None and prim._edge_of is None
+        prim._classes = {}
         prim._fwd_cache = {}
         prim._bwd_cache = {}
         prim._saves_cache = {}
@@ -120,12 +128,27 @@ class Primitive:
     def __repr__(self):
         return f"<wgrad primitive {self.name}>"
 
-    def node_class(self, akey, in_meta):
-        """The class of the node of a call with attribute key ``akey`` and input metadata
-        ``in_meta`` (NOTE [Node names per call])."""
-        if self.node_name_of is None:
+    def node_class(self, akey, in_meta, needs):
+        """The class of the node of a call with attribute key ``akey``, input metadata
+        ``in_meta`` and ``needs`` (NOTE [Node names per call], NOTE [Node edges])."""
+        if self._plain:
             return self.node_cls
-        return _node_class(self.node_name_of(akey, in_meta[0][0]))
+        key = (akey, in_meta, needs)
+        cls = self._classes.get(key)
+        if cls is None:
+            name = None if self.node_name_of is None else self.node_name_of(akey, in_meta)
+            name = name or self.node_name
+            keep = None
+            if self._edge_of is not None:
+                so = self.scalar_overload
+                so = so(in_meta) if callable(so) else so
+                keep = tuple(i for i, (e, m, n) in enumerate(zip(self._edge_of, in_meta, needs))
+                             if n or (e and not (so and m is None)))
+                if len(keep) == len(in_meta):
+                    keep = None
+            cls = _node_class(name, keep)
+            _bounded_put(self._classes, key, cls)
+        return cls
 
     # -- forward ------------------------------------------------------------------------
     def _forward_fn(self, akey):
@@ -215,7 +238,13 @@ class Primitive:
                         for i, o in enumerate(outs)]
             if not any(diff_out):
                 return tuple(_make(o) for o in outs)
-        cls = self.node_cls if self.node_name_of is None else self.node_class(akey, in_meta)
+        in_meta = _intern(_IN_META, tuple(in_meta))
+        if self._plain:
+            cls = self.node_cls
+        else:
+            cls = self.node_class(akey, in_meta, needs)
+            if cls._keep is not None:  # NOTE [Node edges]
+                edges = [edges[i] for i in cls._keep]
         node = cls(tuple(edges))
         if _anomaly._state.enabled:  # NOTE [Anomaly mode]
             _anomaly._record_forward(node)
@@ -224,7 +253,7 @@ class Primitive:
         node.akey = akey
         node.needs = needs
         node.num_outputs = self.nout
-        node.in_meta = _intern(_IN_META, tuple(in_meta))
+        node.in_meta = in_meta
         plan, saved = self._save_inputs(args, needs, _save)
         if single:
             node.out_meta = None
@@ -733,8 +762,9 @@ def _wrap(v):
 # (80 us against 31 us for ``x * 0.5`` on a GPU). Numbers reaching a jitted forward or
 # backward kernel are replaced by a device array made once per (type, value) and kept:
 # weakly typed like the number itself, so promotion and the traced program are unchanged.
-# Zeros are told apart by sign (-0.0), NaNs by their text. The table is bounded: a program whose constants
-# keep changing (a decaying factor) clears it from time to time and pays the transfer.
+# Zeros are told apart by sign (-0.0), NaNs by their text. The table is bounded: a
+# program whose constants keep changing (a decaying factor) clears it from time to time
+# and pays the transfer.
 # Only outside any trace: inside one (a backward kernel, wgrad.compile, a user's jax.jit)
 # a number is a literal of the traced program, and a concrete array there would become a
 # captured constant of every kernel traced over it.
@@ -818,7 +848,16 @@ class OpNode(Node):
     __slots__ = ("prim", "attrs", "akey", "needs", "in_meta", "out_meta", "saved",
                  "num_outputs", "fw_results")
 
+    _keep = None  # NOTE [Node edges]: the inputs that are edges, where not all
+
     def apply(self, grads):
+        keep = self._keep
+        if keep is None:
+            return self._apply(grads)
+        res = self._apply(grads)
+        return [res[i] for i in keep]
+
+    def _apply(self, grads):
         p = self.prim
         saved = self.saved
         if _state.grad or _fw.active:  # create_graph: record the formulas; a dual level:
@@ -922,19 +961,49 @@ class OpNode(Node):
 # indexing is one ``index`` call in wgrad, while torch applies select, slice, unsqueeze
 # or alias per index element and names the result's node after the last one
 # (``x[1:]`` is SliceBackward0, ``x[:, 0]`` SelectBackward0, ``x[:]`` AliasBackward0).
-# Such a Primitive passes ``node_name_of(akey, shape)``, the name for a call's attribute
-# key and first input's shape; its node gets that name's class (``Primitive.node_class``),
-# and ``name()`` is the class name (Node.name). The graph stays one node where torch has a
-# chain of them (docs/differences.md).
+# Such a Primitive passes ``node_name_of(akey, in_meta)``, the name for a call's attribute
+# key and inputs' (shape, dtype) (None for a non-tensor), or None for its own; its node
+# gets that name's class (``Primitive.node_class``), and ``name()`` is the class name
+# (Node.name). The graph stays one node where torch has a chain of them
+# (docs/differences.md). ``name_by_op`` names by a static ``op`` attribute that the
+# caller passes and the forward ignores (``t()`` and ``transpose`` are one permute).
 _NODE_CLASSES = {}
 
 
-def _node_class(node_name):
-    cls = _NODE_CLASSES.get(node_name)
+def name_by_op(names):
+    """``node_name_of`` for a Primitive that stands for several torch ops: the name for the
+    call's static ``op`` attribute (which the forward ignores), the Primitive's own without
+    one (NOTE [Node names per call])."""
+    def node_name_of(akey, in_meta):
+        for k, v in akey:
+            if k == "op":
+                return names[v]
+        return None
+    return node_name_of
+
+
+def _node_class(node_name, keep=None):
+    cls = _NODE_CLASSES.get((node_name, keep))
     if cls is None:
-        cls = _NODE_CLASSES[node_name] = type(node_name, (OpNode,),
-                                              {"__slots__": (), "__module__": "builtins"})
+        body = {"__slots__": (), "__module__": "builtins"}
+        if keep is not None:
+            body["_keep"] = keep
+        cls = _NODE_CLASSES[(node_name, keep)] = type(node_name, (OpNode,), body)
     return cls
+
+
+# NOTE [Node edges]
+# torch's node has one edge (``next_functions`` entry, gradient returned by ``apply``, hook
+# ``grad_inputs`` entry) per *differentiable* tensor argument of its ATen overload: an index,
+# mask or condition is none (``x[i]`` is SelectBackward0 over x alone), nor is a Scalar of
+# a scalar overload (``x ** 2`` is PowBackward0, ``2 - x`` RsubBackward1: one edge), while a
+# number given where the overload takes a tensor is a wrapped tensor, an edge to nothing
+# (``x * 2``: MulBackward0 with ``(x, None)``). A Primitive follows that: an input without a
+# formula is no edge, and with ``scalar_overload`` (True, or a predicate over the call's
+# ``in_meta``: whether torch would take the scalar overload) neither is a non-tensor
+# input. Its node class (per call: ``node_class``) then carries ``_keep``, the inputs that
+# are edges; the node's edges and ``apply``'s gradients are those. An input that requires
+# grad is always an edge, so no gradient can be dropped (a missing formula still raises).
 
 
 def _unpack(v, node, graph):

@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._autograd.grad_mode import _state
 from .._tensor import Tensor, _make
 from ._lazy import raw as _raw
+from ._out import _CPP
 from ._primitive import Primitive, check_broadcast, device_constant, holomorphic
 from ._promote import float_dtype, result_type
 from ._views import conj_bits
@@ -33,7 +34,7 @@ __all__ = [
     "asinh", "acosh", "atanh", "isin", "igamma", "igammac", "signbit", "lgamma", "digamma",
     "polygamma", "erfinv", "erfc", "xlogy", "fmod", "nan_to_num", "logit", "sinc",
     "heaviside", "copysign", "clamp_min", "clamp_max", "float_power", "logaddexp2",
-    "positive",
+    "positive", "rsub",
 ]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
@@ -90,6 +91,15 @@ _sub = Primitive(
     "sub", lambda self, other, *, dtype, alpha: _c(self, dtype) - alpha * _c(other, dtype),
     self=lambda grad: grad,
     other=lambda grad, alpha: grad * -_conj_scalar(alpha))
+# rsub(input, other) = other - alpha * input: ``2 - x`` (RsubBackward1, the Scalar overload:
+# one edge, NOTE [Node edges]) and torch.rsub of two tensors (RsubBackward0)
+_rsub = Primitive(
+    "rsub", lambda self, other, *, dtype, alpha: _c(other, dtype) - alpha * _c(self, dtype),
+    scalar_overload=True,
+    node_name_of=lambda akey, in_meta: "RsubBackward1" if in_meta[1] is None
+    else "RsubBackward0",
+    self=lambda grad, alpha: grad * -_conj_scalar(alpha),
+    other=lambda grad: grad)
 _mul = Primitive(
     "mul", lambda self, other, *, dtype: _c(self, dtype) * _c(other, dtype),
     self=holomorphic(lambda other: other),
@@ -133,6 +143,14 @@ def sub(input, other, *, alpha=1):
 
 
 subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``."""
+    if result_type(input, other) is D.bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    return _binary(_rsub, input, other, alpha=alpha)
 
 
 def mul(input, other):
@@ -261,8 +279,9 @@ _pow = Primitive("pow", _pow_fwd, node_name="PowBackward1",
                  self=_pow_self, exponent=_pow_exponent, jvp=_pow_jvp)
 _pow_scalar = Primitive("pow", _pow_fwd, node_name="PowBackward0", self=_pow_self,
                         jvp=_pow_jvp)
-_rpow = Primitive("pow", _pow_fwd, node_name="PowBackward2",
-                  self=_pow_self, exponent=_pow_exponent, jvp=_pow_jvp)
+# a number ** a tensor (the base, a constant made from the number, is no edge)
+_rpow = Primitive("pow", _pow_fwd, node_name="PowBackward2", exponent=_pow_exponent,
+                  jvp=_pow_jvp)
 
 # NOTE [Integer powers]
 # ``x ** 2`` with a Python number is torch's PowBackward0: the exponent is a static
@@ -660,8 +679,14 @@ def _in_range(self, min, max):
     return ok
 
 
+def _clamp_scalars(in_meta):  # clamp(Tensor, Scalar?, Scalar?): ClampBackward1, one edge
+    return in_meta[1] is None and in_meta[2] is None
+
+
 _clamp = Primitive(
-    "clamp", lambda self, min, max: _clamp_fwd(self, min, max),
+    "clamp", lambda self, min, max: _clamp_fwd(self, min, max), scalar_overload=_clamp_scalars,
+    node_name_of=lambda akey, in_meta: "ClampBackward1" if _clamp_scalars(in_meta)
+    else "ClampBackward0",
     self=lambda grad, self, min, max: where(_in_range(self, min, max), grad, 0.),
     min=lambda grad, self, min: where(self < min, grad, 0.),
     max=lambda grad, self, max: where(self > max, grad, 0.),
@@ -720,6 +745,9 @@ def minimum(input, other):
 _masked_fill = Primitive(
     "masked_fill", lambda self, mask, value: jnp.where(mask, jnp.asarray(value, self.dtype),
                                                        self),
+    scalar_overload=lambda in_meta: in_meta[2] is None,  # a number: MaskedFillBackward0
+    node_name_of=lambda akey, in_meta: "MaskedFillBackward0" if in_meta[2] is None
+    else "MaskedFillBackward1",
     self=lambda grad, mask: where(mask, 0., grad),
     value=lambda grad, mask: where(mask, grad, 0.).sum())
 
@@ -778,17 +806,104 @@ def hypot(input, other):
     return sqrt(input * input + other * other)
 
 
+def _ctype(t):
+    """The C++ type name torch's messages print for ``t``'s dtype."""
+    return _CPP.get(t.dtype.name, t.dtype.scalar_name)
+
+
+def _coef(v, d):
+    """A number argument (``alpha``, ``value``...) cast to dtype ``d`` as torch does (ints
+    truncated, a complex number with an imaginary part refused by a real dtype)."""
+    if isinstance(v, builtins.complex) and not d.is_complex:
+        if v.imag:
+            raise RuntimeError(f"value cannot be converted to type "
+                               f"{_CPP.get(d.name, d.scalar_name)} without overflow")
+        v = v.real
+    if not (d.is_floating_point or d.is_complex):
+        v = int(v)
+    return v
+
+
+def _lerp_fwd(self, end, weight, *, dtype):
+    a, b, w = _c(self, dtype), _c(end, dtype), _c(weight, dtype)
+    # torch's two forms, for accuracy at either end (ATen's lerp)
+    return jnp.where(jnp.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
+
+
+def _conj_of(w):
+    return w.conj() if isinstance(w, Tensor) else _conj_scalar(w)
+
+
+# LerpBackward0 for a number weight (one edge less, NOTE [Node edges]), LerpBackward1 for a
+# tensor weight
+_lerp = Primitive(
+    "lerp", _lerp_fwd, scalar_overload=True,
+    node_name_of=lambda akey, in_meta: "LerpBackward0" if in_meta[2] is None
+    else "LerpBackward1",
+    self=lambda grad, weight: grad * (1 - _conj_of(weight)),
+    end=lambda grad, weight: grad * _conj_of(weight),
+    weight=lambda grad, self, end: grad * (end - self).conj())
+
+
 def lerp(input, end, weight):
+    """``input + weight * (end - input)``, in torch's two forms (exact at both ends)."""
+    if end.dtype is not input.dtype:
+        raise RuntimeError(f"expected dtype {_ctype(input)} for `end` but got dtype "
+                           f"{_ctype(end)}")
+    if isinstance(weight, Tensor):
+        if weight.ndim and weight.dtype is not input.dtype:
+            raise RuntimeError(f"expected dtype {_ctype(input)} for `weight` but got dtype "
+                               f"{_ctype(weight)}")
+        kernel = "lerp_kernel_tensor"
+    else:
+        weight = _coef(weight, input.dtype)
+        kernel = "lerp_kernel_scalar"
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
     check_broadcast(*[t.shape for t in (input, end, weight) if isinstance(t, Tensor)])
-    return input + weight * (end - input)
+    return _lerp(input, end, weight, dtype=input.dtype.np)
+
+
+_addcmul = Primitive(
+    "addcmul", lambda self, tensor1, tensor2, *, dtype, value: _c(self, dtype) + value * _c(
+        tensor1, dtype) * _c(tensor2, dtype),
+    self=lambda grad: grad,
+    tensor1=lambda grad, tensor2, value: grad * (tensor2 * value).conj(),
+    tensor2=lambda grad, tensor1, value: grad * (tensor1 * value).conj())
+_addcdiv = Primitive(
+    "addcdiv", lambda self, tensor1, tensor2, *, dtype, value: _c(self, dtype) + value * _c(
+        tensor1, dtype) / _c(tensor2, dtype),
+    self=lambda grad: grad,
+    tensor1=lambda grad, tensor2, value: grad * (value / tensor2).conj(),
+    tensor2=lambda grad, tensor1, tensor2, value: -grad * (
+        value * tensor1 / (tensor2 * tensor2)).conj())
+
+
+def _addc(prim, input, tensor1, tensor2, value):
+    d = result_type(input, tensor1, tensor2)
+    check_broadcast(input.shape, tensor1.shape, tensor2.shape)
+    return prim(input, tensor1, tensor2, dtype=d.np, value=_coef(value, d))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
-    return input + value * tensor1 * tensor2
+    """``input + value * tensor1 * tensor2`` (AddcmulBackward0)."""
+    return _addc(_addcmul, input, tensor1, tensor2, value)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    return input + value * tensor1 / tensor2
+    """``input + value * tensor1 / tensor2`` (AddcdivBackward0); integer divisions raise, as
+    torch's."""
+    if not (tensor1.is_floating_point() or tensor1.is_complex()) and not (
+            tensor2.is_floating_point() or tensor2.is_complex()):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+            "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    return _addc(_addcdiv, input, tensor1, tensor2, value)
 
 
 def logaddexp(input, other):

@@ -123,7 +123,8 @@ def _node_name(akey, shape):
     return name
 
 
-_index = _index_prim("index", "IndexBackward0", _node_name)
+_index = _index_prim("index", "IndexBackward0",
+                     lambda akey, in_meta: _node_name(akey, in_meta[0][0]))
 _index.view = _is_view
 _index_select = _index_prim("index_select", "IndexSelectBackward0")
 _index_backward = Primitive(

@@ -22,7 +22,7 @@ from .._autograd.grad_mode import no_grad
 from .conv import _conv, _tuple
 from .elementwise import _real_only, clamp, eq, where
 from .indexing import index_add
-from .linear_algebra import einsum, matmul
+from .linear_algebra import addmm, einsum, matmul
 from .reduction import amax, mean, sum, var, vector_norm
 from .shape import broadcast_shapes, flip
 
@@ -52,6 +52,8 @@ def linear(input, weight, bias=None):
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{bias.dtype.scalar_name} and {input.dtype.scalar_name}")
+    if bias is not None and input.ndim == 2 and weight.ndim == 2:
+        return addmm(bias, input, weight.t())  # AddmmBackward0, as torch
     out = matmul(input, weight.t())
     return out if bias is None else out + bias
 

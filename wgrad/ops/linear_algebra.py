@@ -24,8 +24,8 @@ from ._out import _CPP
 from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import reduction  # reduction imports this module too: used at call time
-from .elementwise import log, where
-from .shape import _cross, cat
+from .elementwise import _coef, _ctype, log, where
+from .shape import _cross, cat, expanded_shape
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
            "tensordot", "det", "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power",
@@ -186,6 +186,15 @@ def _check_vectors(name, a, b):
 
 
 
+# DotBackward0 / VdotBackward0: one node each, as torch's
+_dot = Primitive("dot", lambda self, tensor: jnp.dot(self, tensor),
+                 self=lambda grad, tensor: grad * tensor.conj(),
+                 tensor=lambda grad, self: grad * self.conj())
+_vdot = Primitive("vdot", lambda self, other: jnp.vdot(self, other),
+                  self=lambda grad, other: grad.conj() * other,
+                  other=lambda grad, self: grad * self)
+
+
 def dot(input, tensor):
     """Inner product of two 1-D tensors of the same dtype (no conjugation).
 
@@ -195,7 +204,7 @@ def dot(input, tensor):
     tensor(7.)
     """
     _check_vectors("dot", input, tensor)
-    return einsum("i,i->", input, tensor)
+    return _dot(input, tensor)
 
 
 def vdot(input, other):
@@ -207,7 +216,7 @@ def vdot(input, other):
     tensor(1.+0.j)
     """
     _check_vectors("vdot", input, other)
-    return einsum("i,i->", input.conj(), other)
+    return _vdot(input, other)
 
 
 def outer(input, vec2):
@@ -222,7 +231,7 @@ def outer(input, vec2):
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.ndim}-D")
     if vec2.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.ndim}-D")
-    return input.unsqueeze(1) * vec2.unsqueeze(0)
+    return input.reshape(-1, 1) * vec2  # torch's composition (ViewBackward0, MulBackward0)
 
 
 ger = outer
@@ -293,7 +302,18 @@ def trace(input):
     """
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    return _diagonal(input).sum()
+    d = input.dtype
+    d = d if d.is_floating_point or d.is_complex else D.default_int()
+    return _trace(input, dtype=d.np)
+
+
+def _trace_backward(grad, self_shape):
+    n, m = self_shape
+    return grad * _make(jnp.eye(n, m, dtype=grad._data.dtype))
+
+
+_trace = Primitive("trace", lambda self, *, dtype: jnp.trace(self, dtype=dtype),
+                   self=_trace_backward)
 
 
 # -- einsum -----------------------------------------------------------------------------
@@ -1289,9 +1309,6 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 # -- beta * input + alpha * product -----------------------------------------------------
 
-def _ctype(t):
-    """The C++ type name torch's messages print for ``t``'s dtype."""
-    return _CPP.get(t.dtype.name, t.dtype.scalar_name)
 
 
 def _same_dtype(a, b, c):
@@ -1301,18 +1318,6 @@ def _same_dtype(a, b, c):
                                f"{x.dtype.scalar_name} and {y.dtype.scalar_name}")
 
 
-def _coef(v, t):
-    """``alpha``/``beta`` cast to ``t``'s dtype as torch does (ints truncated)."""
-    if isinstance(v, complex) and not t.is_complex():
-        if v.imag:
-            raise RuntimeError(f"value cannot be converted to type {_ctype(t)} without "
-                               f"overflow")
-        v = v.real
-    if not (t.is_floating_point() or t.is_complex()):
-        v = int(v)
-    return v
-
-
 def _scaled_add(input, prod, beta, alpha, kernel):
     """``beta * input + alpha * prod``, ``input`` expanded to ``prod``'s shape; with
     ``beta == 0`` the values of ``input`` are ignored (its NaN and inf too) and its
@@ -1320,12 +1325,34 @@ def _scaled_add(input, prod, beta, alpha, kernel):
     if prod.dtype is D.bool:
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     input = input.expand(tuple(prod.shape))
-    beta, alpha = _coef(beta, prod), _coef(alpha, prod)
+    beta, alpha = _coef(beta, prod.dtype), _coef(alpha, prod.dtype)
     if alpha != 1:
         prod = prod * alpha
     if beta == 0:
         return prod + where(_make(jnp.zeros((), bool)), input, 0)
     return prod + (input if beta == 1 else input * beta)
+
+
+def _addmm_fwd(self, mat1, mat2, *, dtype, beta, alpha):
+    prod = _matmul_fwd(mat1, mat2, dtype=dtype)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:  # self's values ignored, NaN and inf too, as torch
+        return prod
+    s = jnp.broadcast_to(self.astype(dtype), prod.shape)
+    return prod + (s if beta == 1 else s * beta)
+
+
+def _times_conj(g, c):
+    return g if c == 1 else g * (c.conjugate() if isinstance(c, complex) else c)
+
+
+# torch's AddmmBackward0: one node with edges (self, mat1, mat2) (nn.Linear's 2-D forward)
+_addmm = Primitive(
+    "addmm", _addmm_fwd,
+    self=lambda grad, beta: _times_conj(grad, beta),
+    mat1=lambda grad, mat2, alpha: _times_conj(_mm_self(grad, mat2), alpha),
+    mat2=lambda grad, mat1, alpha: _times_conj(_mm_other(grad, mat1), alpha))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
@@ -1344,7 +1371,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x"
                            f"{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     _same_dtype(input, mat1, mat2)
-    return _scaled_add(input, matmul(mat1, mat2), beta, alpha, "addmm_impl_cpu_")
+    if mat1.dtype is D.bool:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    expanded_shape(input, (mat1.shape[0], mat2.shape[1]))
+    return _addmm(input, mat1, mat2, dtype=mat1.dtype.np, beta=_coef(beta, mat1.dtype),
+                  alpha=_coef(alpha, mat1.dtype))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):

@@ -21,6 +21,7 @@ from ._primitive import Primitive
 from .activation import log_softmax
 from .elementwise import _real_only, abs, clamp, log, minimum, softplus, where
 from .layer import _concrete, pairwise_distance
+from .shape import broadcast_tensors
 from .reduction import mean, sum
 
 __all__ = []
@@ -104,9 +105,31 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _check_reduction(reduction)
     _warn_target_size(input, target)
     _real_only("mse_cpu", input, target)
+    if weight is None:  # torch's MseLossBackward0 over the broadcast inputs
+        if tuple(input.shape) != tuple(target.shape):
+            input, target = broadcast_tensors(input, target)
+        return _mse(input, target, reduction=reduction)
     d = input - target
-    w = None if weight is None else weight
-    return _reduce(_weighted(d * d, input, w), reduction, w)
+    return _reduce(_weighted(d * d, input, weight), reduction, weight)
+
+
+def _mse_fwd(self, target, *, reduction):
+    d = self - target
+    loss = d * d
+    return loss if reduction == "none" else jnp.sum(loss) if reduction == "sum" \
+        else jnp.mean(loss)
+
+
+def _mse_backward(grad, self, target, reduction):
+    norm = 2.0 / self.numel() if reduction == "mean" else 2.0
+    return norm * (self - target) * grad
+
+
+_mse = Primitive("mse_loss", _mse_fwd,
+                 self=lambda grad, self, target, reduction: _mse_backward(
+                     grad, self, target, reduction),
+                 target=lambda grad, self, target, reduction: _mse_backward(
+                     grad, target, self, reduction))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):

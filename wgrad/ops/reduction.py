@@ -16,7 +16,7 @@ import jax.numpy as jnp
 from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
 from .._autograd.grad_mode import _state
-from ._primitive import Primitive
+from ._primitive import Primitive, name_by_op
 from .indexing import scatter_add
 from . import elementwise
 from . import linear_algebra as linalg  # imports this module too: used at call time
@@ -96,9 +96,12 @@ _AminMax = _results(["min", "max"], "aminmax")
 # sum, mean, prod
 # ======================================================================================
 
+# ``op="dim"``: the overload with a dim argument, which torch names SumBackward1 (and so
+# for mean and prod)
 _sum = Primitive(
-    "sum", lambda self, *, dim, keepdim, dtype: jnp.sum(self, axis=dim, keepdims=keepdim,
-                                                        dtype=dtype),
+    "sum", lambda self, *, dim, keepdim, dtype, op=None: jnp.sum(self, axis=dim,
+                                                                 keepdims=keepdim, dtype=dtype),
+    node_name_of=name_by_op({"dim": "SumBackward1"}),
     self=lambda grad, self_shape, dim, keepdim: _unreduce(grad, self_shape, dim, keepdim))
 
 
@@ -115,11 +118,15 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         dtype = D.default_int() if not (d.is_floating_point or d.is_complex) else d
     else:
         dtype = D.as_dtype(dtype)
-    return _sum(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim), dtype=dtype.np)
+    if dim is None:
+        return _sum(input, dim=None, keepdim=bool(keepdim), dtype=dtype.np)
+    return _sum(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim), dtype=dtype.np,
+                op="dim")
 
 
 _mean = Primitive(
-    "mean", lambda self, *, dim, keepdim: jnp.mean(self, axis=dim, keepdims=keepdim),
+    "mean", lambda self, *, dim, keepdim, op=None: jnp.mean(self, axis=dim, keepdims=keepdim),
+    node_name_of=name_by_op({"dim": "MeanBackward1"}),
     self=lambda grad, self_shape, dim, keepdim: _unreduce(
         grad, self_shape, dim, keepdim) / _numel_of(self_shape, dim))
 
@@ -138,7 +145,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if not (d.is_floating_point or d.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either "
                            f"a floating point or complex dtype. Got: {d.scalar_name}")
-    return _mean(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
+    if dim is None:
+        return _mean(input, dim=None, keepdim=bool(keepdim))
+    return _mean(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim), op="dim")
 
 
 # torch's formula: the gradient times ``self == self`` (an all-NaN nanmean gives nan)
@@ -207,7 +216,8 @@ def _prod_backward(grad, self, dim, keepdim):
 
 
 _prod = Primitive(
-    "prod", lambda self, *, dim, keepdim: jnp.prod(self, axis=dim, keepdims=keepdim),
+    "prod", lambda self, *, dim, keepdim, op=None: jnp.prod(self, axis=dim, keepdims=keepdim),
+    node_name_of=name_by_op({"dim": "ProdBackward1"}),
     self=_prod_backward)
 
 
@@ -228,7 +238,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     elif not _is_float(input):
         input = input.to(D.default_int())
     axes = None if dim is None else _axes(dim, input.ndim)
-    return _prod(input, dim=axes, keepdim=bool(keepdim) and dim is not None)
+    if dim is None:
+        return _prod(input, dim=None, keepdim=False)
+    return _prod(input, dim=axes, keepdim=bool(keepdim), op="dim")
 
 
 # ======================================================================================

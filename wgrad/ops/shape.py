@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Size, Tensor, _make, _wrap_dim
-from ._primitive import Primitive
+from ._primitive import Primitive, name_by_op
 from ._promote import result_type
 from ._transfer import to_device as _to_device
 from .._autograd.grad_mode import _state as _grad_state
@@ -185,8 +185,11 @@ def _expandable(small, big):
 # Reshapes and permutations
 # ======================================================================================
 
-_reshape = Primitive("reshape", lambda self, *, shape: jnp.reshape(self, shape),
-                     node_name="ViewBackward0", view=True,
+_reshape = Primitive("reshape", lambda self, *, shape, op=None: jnp.reshape(self, shape),
+                     node_name="ViewBackward0", view=True, node_name_of=name_by_op(
+                         {"unsqueeze": "UnsqueezeBackward0", "squeeze": "SqueezeBackward0",
+                          "squeeze.dim": "SqueezeBackward1",
+                          "squeeze.dims": "SqueezeBackward2"}),
                      self=lambda grad, self_shape: grad.reshape(self_shape))
 
 
@@ -352,7 +355,9 @@ def unflatten(input, dim, sizes):
     return reshape(input, shp[:d] + tuple(sizes) + shp[d + 1:])
 
 
-_permute = Primitive("permute", lambda self, *, dims: jnp.transpose(self, dims), view=True,
+_permute = Primitive("permute", lambda self, *, dims, op=None: jnp.transpose(self, dims),
+                     view=True, node_name_of=name_by_op({"t": "TBackward0",
+                                                         "transpose": "TransposeBackward0"}),
                      self=lambda grad, dims: grad.permute(tuple(np.argsort(dims).tolist())))
 
 
@@ -368,13 +373,17 @@ def permute(input, *dims):
 
 
 def transpose(input, dim0, dim1):
+    return _transpose(input, dim0, dim1, "transpose")
+
+
+def _transpose(input, dim0, dim1, op):
     n = input.ndim
     if n == 0:
         return input
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
     dims = list(range(n))
     dims[d0], dims[d1] = dims[d1], dims[d0]
-    return _permute(input, dims=tuple(dims))
+    return _permute(input, dims=tuple(dims), op=op)
 
 
 swapaxes = swapdims = transpose
@@ -384,7 +393,7 @@ def t(input):
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{input.ndim}D")
-    return transpose(input, 0, 1) if input.ndim == 2 else input
+    return _transpose(input, 0, 1, "t") if input.ndim == 2 else input
 
 
 def numpy_T(input):
@@ -417,17 +426,19 @@ def squeeze(input, dim=None):
     shp = tuple(input.shape)
     if dim is None:
         new = tuple(s for s in shp if s != 1)
+        op = "squeeze"
     else:
         ds = _dims(dim, input.ndim, unique=True) if input.ndim else ()
         new = tuple(s for i, s in enumerate(shp) if not (i in ds and s == 1))
-    return reshape(input, new) if new != shp else _reshape(input, shape=new) \
-        if input.requires_grad else _alias(input)
+        op = "squeeze.dim" if isinstance(dim, int) else "squeeze.dims"
+    # dims of size 1 leave the elements' order as it is: always a view
+    return _reshape(input, shape=new, op=op)
 
 
 def unsqueeze(input, dim):
     d = _wrap_dim(dim, input.ndim + 1)
     shp = tuple(input.shape)
-    return _reshape(input, shape=shp[:d] + (1,) + shp[d:])
+    return _reshape(input, shape=shp[:d] + (1,) + shp[d:], op="unsqueeze")
 
 
 # ======================================================================================
@@ -466,7 +477,14 @@ def broadcast_shapes(*shapes):
 
 
 def expand(input, *sizes):
-    sizes = _shape_arg(sizes)
+    out = expanded_shape(input, _shape_arg(sizes))
+    if out == tuple(input.shape):
+        return _expand(input, shape=out) if input.requires_grad else _alias(input)
+    return _expand(input, shape=out)
+
+
+def expanded_shape(input, sizes):
+    """The shape ``input.expand(sizes)`` has, with torch's errors where it has none."""
     shp = tuple(input.shape)
     if len(sizes) < len(shp):
         raise RuntimeError(f"expand({input.dtype!r}{{{list(shp)}}}, size={list(sizes)}): the "
@@ -493,10 +511,7 @@ def expand(input, *sizes):
         n *= d
     if n > _INT64_MAX:
         raise RuntimeError("numel: integer multiplication overflow")
-    out = _check_extent(tuple(out), input._data.dtype.itemsize)
-    if out == shp:
-        return _expand(input, shape=out) if input.requires_grad else _alias(input)
-    return _expand(input, shape=out)
+    return _check_extent(tuple(out), input._data.dtype.itemsize)
 
 
 def expand_as(input, other):
@@ -571,7 +586,13 @@ def stack(tensors, dim=0):
                                f"{list(tensors[0].shape)} at entry 0 and {list(x.shape)} at "
                                f"entry {i}")
     d = _wrap_dim(dim, tensors[0].ndim + 1)
-    return cat([unsqueeze(x, d) for x in tensors], d)
+    dt = result_type(*tensors)
+    return _stack(*[t if t.dtype is dt else t.to(dt) for t in tensors], dim=d)
+
+
+# StackBackward0: one node with an edge per tensor, as torch's
+_stack = Primitive("stack", lambda *tensors, dim: jnp.stack(tensors, axis=dim),
+                   tensors=lambda grad, dim: list(unbind(grad, dim)))
 
 
 def _tensor_list(tensors, name):
