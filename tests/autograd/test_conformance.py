@@ -109,6 +109,11 @@ _GRAPHS = {
     "mse": lambda L, x, y: L.nn.functional.mse_loss(x, y),
     "mse_none": lambda L, x, y: L.nn.functional.mse_loss(x, y.detach(), reduction="none"),
     "stack": lambda L, x, y: L.stack([x, y], 1),
+    **{name: (lambda L, x, y, name=name, kw=kw: getattr(L.nn.functional, name)(x, **kw))
+       for name, kw in (("gelu", {}), ("silu", {}), ("mish", {}), ("elu", {"alpha": 0.5}),
+                        ("selu", {}), ("celu", {}), ("leaky_relu", {}), ("hardtanh", {}),
+                        ("relu6", {}))},
+    "gelu_tanh": lambda L, x, y: L.nn.functional.gelu(x, approximate="tanh"),
 }
 
 

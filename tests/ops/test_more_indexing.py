@@ -221,3 +221,47 @@ def test_integer_outputs_do_not_require_grad(lib):
     outs = (lib.unique(x, return_inverse=True, return_counts=True)[1:]
             + (lib.searchsorted(x.detach(), x), lib.bucketize(x, x.detach())))
     assert [o.requires_grad for o in outs] == [False] * 4
+
+
+# -- repeat_interleave and mv: values, gradients, node names and errors against torch ------
+RI = {
+    "flat": lambda L, x: x.repeat_interleave(2),
+    "dim1": lambda L, x: x.repeat_interleave(2, dim=-1),
+    "zero": lambda L, x: x.repeat_interleave(0, dim=1),
+    "counts": lambda L, x: x.repeat_interleave(L.tensor([1, 2]), dim=0),
+    "count_0d": lambda L, x: x.repeat_interleave(L.tensor(2), dim=0, output_size=4),
+    "count_1": lambda L, x: L.repeat_interleave(x, L.tensor([3]), dim=1),
+    "indices": lambda L, x: L.repeat_interleave(L.tensor([2, 0, 1])) * x[0, 0],
+    "mv": lambda L, x: L.mv(x, x[0].detach() + 1j),
+    "matmul_mv": lambda L, x: x @ (x[0].detach() * 2),
+    "matmul_dot": lambda L, x: x[1] @ x[0],
+}
+RI_ERRORS = {
+    "negative": lambda L: L.ones(2).repeat_interleave(-1),
+    "sizes": lambda L: L.ones(2, 3).repeat_interleave(L.tensor([1, 2]), dim=1),
+    "counts_2d": lambda L: L.ones(2).repeat_interleave(L.tensor([[1, 2]])),
+    "counts_float": lambda L: L.ones(2).repeat_interleave(L.tensor([1., 2.])),
+    "counts_negative": lambda L: L.ones(2).repeat_interleave(L.tensor([1, -2])),
+    "output_size": lambda L: L.ones(2).repeat_interleave(2, output_size=5),
+    "mv_dims": lambda L: L.mv(L.ones(3), L.ones(3)),
+    "mv_size": lambda L: L.mv(L.ones(2, 3), L.ones(2, dtype=L.float64)),
+    "mv_dtype": lambda L: L.mv(L.ones(2, 3), L.ones(3, dtype=L.float64)),
+}
+
+
+@pytest.mark.parametrize("name", RI)
+def test_repeat_interleave_and_mv_match_torch(name):
+    got = {}
+    for L in (wgrad, torch):
+        x = L.tensor(np.arange(6.).reshape(2, 3) * (1 - 0.5j), requires_grad=True)
+        y = RI[name](L, x)
+        (y.abs() ** 2).sum().backward()
+        got[L] = (_flat(y), y.grad_fn.name(), x.grad.numpy())
+    _same(got[wgrad][0], got[torch][0])
+    assert got[wgrad][1] == got[torch][1]
+    np.testing.assert_allclose(got[wgrad][2], got[torch][2], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", RI_ERRORS)
+def test_repeat_interleave_and_mv_errors_match_torch(name):
+    assert _error(RI_ERRORS[name], wgrad) == _error(RI_ERRORS[name], torch)

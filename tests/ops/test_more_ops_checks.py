@@ -34,6 +34,7 @@ CASES = [
      [((3,), -1, 1), ((3,), -1, 1), ((3,), 1, 2)], (R, C)),
     ("dot", W.dot, jnp.dot, [((3,), -1, 1)] * 2, (R, C)),
     ("vdot", W.vdot, jnp.vdot, [((3,), -1, 1)] * 2, (C,)),
+    ("mv", W.mv, jnp.matmul, [((2, 3), -1, 1), ((3,), -1, 1)], (C,)),
     ("trace", W.trace, jnp.trace, [((2, 3), -1, 1)], (C,)),
     ("stack", lambda a, b: W.stack([a, b], 1), lambda a, b: jnp.stack([a, b], 1),
      [((2, 2), -1, 1)] * 2, (C,)),

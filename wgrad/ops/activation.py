@@ -1,20 +1,21 @@
-"""Activations: softmax and log_softmax (primitives), and the composite activations of
-``wgrad.nn.functional`` (leaky_relu, elu, selu, celu, gelu, silu, mish, hardtanh, relu6).
+"""Activations of ``wgrad.nn.functional`` and their top-level forms.
 
 ``__all__`` holds what torch has at top level (``torch.softmax``, ``torch.selu``...);
 ``FUNCTIONAL`` the names ``wgrad.nn.functional`` takes from here; ``METHODS`` the Tensor
-methods. Only softmax and log_softmax are primitives (one dispatch each, torch's node
-names); the rest are composites of elementwise ops, so their gradients need no formula.
-Every formula follows NOTE [Conjugate Wirtinger convention] in _primitive.py; the
-activations here are real-only in torch except silu, so no conjugates appear.
+methods. softmax, log_softmax, leaky_relu, elu/selu, celu, gelu, silu, mish and
+hardtanh/relu6 are primitives (one dispatch each, torch's node names and formulas); the
+others are composites of elementwise ops. Every formula follows NOTE [Conjugate Wirtinger
+convention] in _primitive.py; the activations here are real-only in torch except silu,
+whose formula is a holomorphic one.
 """
 import math
 
 import jax
+import jax.numpy as jnp
 
 from .._tensor import _wrap_dim
-from ._primitive import Primitive
-from .elementwise import _real_only, abs, clamp, erf, expm1, softplus, tanh, where
+from ._primitive import Primitive, holomorphic
+from .elementwise import _real_only, abs, softplus, where
 
 __all__ = ["softmax", "log_softmax", "selu", "celu", "hardshrink"]
 METHODS = ("softmax", "log_softmax", "hardshrink")
@@ -101,6 +102,12 @@ def softmin(input, dim, dtype=None):
 # Composite activations
 # ======================================================================================
 
+_leaky_relu = Primitive(
+    "leaky_relu", lambda self, *, negative_slope: jnp.where(self > 0, self,
+                                                              self * negative_slope),
+    self=lambda grad, self, negative_slope: where(self > 0, grad, grad * negative_slope))
+
+
 def leaky_relu(input, negative_slope=0.01):
     """``x`` for ``x > 0``, else ``negative_slope * x`` (the slope's side at 0, as torch).
 
@@ -110,16 +117,32 @@ def leaky_relu(input, negative_slope=0.01):
     tensor([-0.5000,  2.0000])
     """
     _real_only("leaky_relu_cpu", input)
-    return where(input > 0, input, input * negative_slope)
+    return _leaky_relu(input, negative_slope=negative_slope)
+
+
+# Each activation below is one primitive with torch's node (GeluBackward0, EluBackward0...)
+# and torch's formula (derivatives.yaml), written with tensor ops so it differentiates again.
+
+def _elu_fwd(self, *, alpha, scale, input_scale):
+    # expm1 sees only x <= 0: a large positive x would overflow the unused branch
+    neg = alpha * jnp.expm1(jnp.minimum(self, 0.0) * input_scale)
+    out = jnp.where(self > 0, self, neg)
+    return out if scale == 1 else out * scale
+
+
+def _elu_backward(grad, self, alpha, scale, input_scale):
+    # exp sees x < 0 only (its derivative is 0 at x == 0, as torch's double backward)
+    neg = (where(self < 0, self, 0.) * input_scale).exp() * (alpha * scale * input_scale)
+    return grad * where(self > 0, scale, neg)
+
+
+_elu_prim = Primitive("elu", _elu_fwd, self=_elu_backward)
+_celu_prim = Primitive("celu", _elu_fwd, self=_elu_backward)
 
 
 def _elu(input, alpha, scale, name):
     _real_only(name, input)
-    # expm1 sees only x <= 0: a large positive x would overflow the unused branch, and
-    # its zero gradient times inf would be nan
-    neg = alpha * expm1(clamp(input, max=0.0))
-    out = where(input > 0, input, neg)
-    return out if scale == 1 else out * scale
+    return _elu_prim(input, alpha=alpha, scale=scale, input_scale=1.0)
 
 
 def elu(input, alpha=1.0):
@@ -153,12 +176,32 @@ def celu(input, alpha=1.0):
     tensor([0., 2.])
     """
     _real_only("elu_cpu", input)
-    neg = alpha * expm1(clamp(input, max=0.0) / alpha)
-    return where(input > 0, input, neg)
+    return _celu_prim(input, alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
 
 
 _SQRT_HALF = math.sqrt(0.5)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def _gelu_fwd(self, *, approximate):
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (self + 0.044715 * self * self * self)
+        return 0.5 * self * (1 + jnp.tanh(inner))
+    return 0.5 * self * (1 + jax.scipy.special.erf(self * _SQRT_HALF))
+
+
+def _gelu_backward(grad, self, approximate):
+    if approximate == "tanh":
+        x_sq = self * self
+        t = (_SQRT_2_OVER_PI * (self + 0.044715 * x_sq * self)).tanh()
+        right = 0.5 * self * (1 - t * t) * (_SQRT_2_OVER_PI * (1 + 3 * 0.044715 * x_sq))
+        return grad * (0.5 * (1 + t) + right)
+    cdf = 0.5 * (1 + (self * _SQRT_HALF).erf())
+    pdf = (self * self * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+    return grad * (cdf + self * pdf)
+
+
+_gelu = Primitive("gelu", _gelu_fwd, self=_gelu_backward)
 
 
 def gelu(input, approximate="none"):
@@ -173,10 +216,24 @@ def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _real_only("GeluKernelImpl", input)
-    if approximate == "tanh":
-        inner = _SQRT_2_OVER_PI * (input + 0.044715 * input * input * input)
-        return 0.5 * input * (1 + tanh(inner))
-    return 0.5 * input * (1 + erf(input * _SQRT_HALF))
+    return _gelu(input, approximate=approximate)
+
+
+def _silu_derivative(self):
+    s = self.sigmoid()
+    return s * (1 + self * (1 - s))
+
+
+_silu = Primitive("silu", lambda self: self * jax.nn.sigmoid(self),
+                  self=holomorphic(_silu_derivative))
+_mish = Primitive(
+    "mish", lambda self: self * jnp.tanh(jax.nn.softplus(self)),
+    self=lambda grad, self: grad * _mish_derivative(self))
+
+
+def _mish_derivative(self):
+    t = softplus(self).tanh()
+    return t + self * self.sigmoid() * (1 - t * t)
 
 
 def silu(input):
@@ -187,7 +244,7 @@ def silu(input):
     >>> wgrad.nn.functional.silu(wgrad.tensor([0.]))
     tensor([0.])
     """
-    return input * input.sigmoid()
+    return _silu(input)
 
 
 def mish(input):
@@ -199,7 +256,7 @@ def mish(input):
     tensor([0.])
     """
     _real_only("mish_cpu", input)
-    return input * tanh(softplus(input))
+    return _mish(input)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
@@ -215,8 +272,14 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         raise RuntimeError("clamp is not supported for complex types")
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    inside = (input > min_val) & (input < max_val)
-    return where(inside, input, clamp(input, min_val, max_val).detach())
+    return _hardtanh(input, min_val=min_val, max_val=max_val)
+
+
+# the gradient passes strictly inside the range only (torch's hardtanh_backward)
+_hardtanh = Primitive(
+    "hardtanh", lambda self, *, min_val, max_val: jnp.clip(self, min_val, max_val),
+    self=lambda grad, self, min_val, max_val: where(
+        (self > min_val) & (self < max_val), grad, 0.))
 
 
 def relu6(input):

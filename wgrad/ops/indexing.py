@@ -28,14 +28,15 @@ __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "g
            "index_reduce", "masked_select", "nanmedian", "masked_scatter", "nonzero",
            "argwhere", "unfold", "sort", "argsort", "topk", "kthvalue", "median", "tril",
            "triu", "diag", "diag_embed", "diagonal", "kron", "unique", "unique_consecutive",
-           "bincount", "searchsorted", "bucketize"]
+           "bincount", "searchsorted", "bucketize", "repeat_interleave"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "take_along_dim",
            "take", "put", "scatter", "scatter_add", "scatter_reduce", "index_reduce",
            "masked_select", "nanmedian", "masked_scatter", "nonzero", "argwhere", "unfold",
            "sort", "argsort", "topk", "kthvalue", "median", "tril", "triu", "diag",
-           "diag_embed", "diagonal", "kron", "unique", "unique_consecutive", "bincount")
+           "diag_embed", "diagonal", "kron", "unique", "unique_consecutive", "bincount",
+           "repeat_interleave")
 
 _ADV = "adv"
 _INT = "int"  # NOTE [Index values are arguments]
@@ -330,6 +331,59 @@ def _dim_index(input, dim, index, name):
                                  f"{d} with size {input.shape[d]}")
             raise IndexError("index out of range in self")
     return d, (_FULL,) * d + (_ADV,), (a,)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element of ``input`` repeated ``repeats`` times along ``dim`` (the flattened
+    input without one). An int repeats every element alike (torch's composite: unsqueeze,
+    expand, clone, view); a tensor of counts selects (IndexSelectBackward0). With only a
+    tensor of counts: the indices ``0..n-1``, each repeated as often.
+
+    Example
+    -------
+    >>> wgrad.repeat_interleave(wgrad.tensor([1, 2]), 2)
+    tensor([1, 1, 2, 2])
+    """
+    if repeats is None:  # repeat_interleave(repeats)
+        counts = _counts(input, None)
+        return tensor(np.repeat(np.arange(len(counts)), counts), dtype=input.dtype)
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if isinstance(repeats, Tensor) and (repeats.ndim > 1 or repeats.numel() != 1):
+        counts = _counts(repeats, n, d)
+    else:
+        r = int(_counts(repeats, None)[0]) if isinstance(repeats, Tensor) else int(repeats)
+        if r < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        counts = None if not isinstance(repeats, Tensor) else np.full(n, r)
+    total = int(np.sum(counts)) if counts is not None else n * r
+    if output_size is not None and output_size != total:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {total} but got "
+                           f"{output_size}")
+    if counts is not None:
+        idx = tensor(np.repeat(np.arange(n), counts), dtype=D.int64)
+        return index_select(input, d, idx)
+    shape = tuple(input.shape)
+    x = input.unsqueeze(d + 1)
+    return x.expand(shape[:d + 1] + (r,) + shape[d + 1:]).clone().view(
+        shape[:d] + (shape[d] * r,) + shape[d + 1:])
+
+
+def _counts(repeats, n, dim=0):
+    if repeats.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if repeats.dtype not in (D.int64, D.int32):
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{repeats.dtype.scalar_name}'")
+    counts = np.asarray(repeats.numpy()).reshape(-1)
+    if n is not None and counts.shape[0] != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {counts.shape[0]} and input.size({dim}) = {n}")
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return counts
 
 
 def index_select(input, dim, index):

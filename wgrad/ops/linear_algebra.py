@@ -30,12 +30,12 @@ from .shape import _cross, cat, expanded_shape
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
            "tensordot", "det", "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power",
            "pinverse", "chain_matmul", "addmm", "addmv", "addbmm", "baddbmm", "cdist",
-           "dist"]
+           "dist", "mv"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "trace", "det",
            "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power", "pinverse", "addmm",
-           "addmv", "addbmm", "baddbmm", "dist")
+           "addmv", "addbmm", "baddbmm", "dist", "mv")
 
 
 class LinAlgError(RuntimeError):
@@ -116,6 +116,10 @@ def matmul(input, other):
     if a.shape[-1] != b.shape[-2] or (a.ndim > 2 and b.ndim > 2 and
                                       a.shape[:-2] != b.shape[:-2]):
         _matmul_shape_error(tuple(input.shape), tuple(other.shape))
+    if other.ndim == 1 and input.ndim <= 2:  # torch's dot and mv (DotBackward0, MvBackward0)
+        d = result_type(input, other)
+        input, other = input.to(d), other.to(d)
+        return _dot(input, other) if input.ndim == 1 else _mv(input, other)
     out = _matmul(a, b, dtype=result_type(a, b).np)
     if input.ndim == 1:
         out = out.squeeze(-2)
@@ -193,6 +197,36 @@ _dot = Primitive("dot", lambda self, tensor: jnp.dot(self, tensor),
 _vdot = Primitive("vdot", lambda self, other: jnp.vdot(self, other),
                   self=lambda grad, other: grad.conj() * other,
                   other=lambda grad, self: grad * self)
+
+
+def _mv_fwd(self, vec):
+    return _matmul_fwd(self, vec[:, None], dtype=self.dtype)[:, 0]
+
+
+_mv = Primitive("mv", _mv_fwd,
+                self=lambda grad, vec: grad.unsqueeze(1) * vec.conj(),
+                vec=lambda grad, self: self.mH @ grad)
+
+
+def mv(input, vec):
+    """Matrix-vector product (MvBackward0).
+
+    Example
+    -------
+    >>> wgrad.mv(wgrad.eye(2), wgrad.tensor([1., 2.]))
+    tensor([1., 2.])
+    """
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, "
+                           f"{vec.ndim}")
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}"
+                           f"x{input.shape[1]}), vec ({vec.shape[0]})")
+    if input.dtype is not vec.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{vec.dtype.scalar_name}, {input.dtype.scalar_name}, and "
+                           f"{vec.dtype.scalar_name}")
+    return _mv(input, vec)
 
 
 def dot(input, tensor):
