@@ -83,6 +83,8 @@ _GRAPHS = {
     "pow_tensor": lambda L, x, y: x ** y, "clamp": lambda L, x, y: x.clamp(0, 1),
     "clamp_min": lambda L, x, y: x.clamp(min=0.5),
     "clamp_tensor": lambda L, x, y: x.clamp(max=y[0]),
+    "clamp_min_method": lambda L, x, y: x.clamp_min(0.5),
+    "clamp_max_tensor": lambda L, x, y: L.clamp_max(x, y),
     "where": lambda L, x, y: L.where(x > 0, x, y), "where_number": lambda L, x, y: L.where(
         x > 0, x, 0.0),
     "masked_fill": lambda L, x, y: x.masked_fill(x > 0, 0.0),
@@ -114,6 +116,17 @@ _GRAPHS = {
                         ("selu", {}), ("celu", {}), ("leaky_relu", {}), ("hardtanh", {}),
                         ("relu6", {}))},
     "gelu_tanh": lambda L, x, y: L.nn.functional.gelu(x, approximate="tanh"),
+    "hardswish": lambda L, x, y: L.nn.functional.hardswish(x),
+    "hardsigmoid": lambda L, x, y: L.nn.functional.hardsigmoid(x),
+    "logsigmoid": lambda L, x, y: L.nn.functional.logsigmoid(x),
+    "glu": lambda L, x, y: L.nn.functional.glu(x, 1),
+    "bce_logits": lambda L, x, y: L.nn.functional.binary_cross_entropy_with_logits(
+        x, y.detach().sigmoid()),
+    "bce": lambda L, x, y: L.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
+    "smooth_l1": lambda L, x, y: L.nn.functional.smooth_l1_loss(x, y, reduction="sum"),
+    "huber": lambda L, x, y: L.nn.functional.huber_loss(x, y.detach()),
+    "layer_norm": lambda L, x, y: L.nn.functional.layer_norm(x, (2,)),
+    "layer_norm_affine": lambda L, x, y: L.nn.functional.layer_norm(x, (2,), y[0], y[1]),
 }
 
 

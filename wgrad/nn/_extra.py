@@ -11,8 +11,13 @@ prelu'(0) = weight) is the one whose expression is selected.
 """
 import warnings
 
+import jax
+import jax.numpy as jnp
+
 from .. import _creation
+from ..ops._primitive import Primitive
 from ..ops.elementwise import _real_only, relu, sigmoid, softplus, tanh, where
+from ..ops.shape import cat
 from ..ops.layer import pairwise_distance
 from ..ops.loss import _check_reduction, _concrete, _legacy_reduction, _reduce, _triplet
 from ..ops.inplace import _apply
@@ -97,8 +102,26 @@ def hardswish(input, inplace=False):
     tensor([-0.0000, 0.0000, 0.6667, 4.0000])
     """
     _real_only("hardswish_cpu", input)
-    return _inplace(lambda x: where(x <= -3, x * 0, where(x < 3, x * (x + 3) / 6, x)),
-                    input, inplace)
+    return _inplace(_hardswish, input, inplace)
+
+
+def _hardswish_slope(x):
+    """torch's hardswish_backward factor: 0 up to -3, x / 3 + 1/2 strictly inside (-3, 3),
+    1 from 3 on."""
+    return where(x <= -3, 0., where(x < 3, x / 3 + 0.5, 1.))
+
+
+_hardswish = Primitive(
+    "hardswish", lambda self: jnp.where(self <= -3, self * 0, jnp.where(
+        self < 3, self * (self + 3) / 6, self)),
+    self=lambda grad, self: grad * _hardswish_slope(self))
+_hardsigmoid = Primitive(
+    "hardsigmoid", lambda self: jnp.where((self > -3) & (self < 3), self / 6 + 0.5,
+                                          (self >= 3).astype(self.dtype)),
+    self=lambda grad, self: where((self > -3) & (self < 3), grad / 6, 0.))
+_log_sigmoid = Primitive(
+    "log_sigmoid", lambda self: -jax.nn.softplus(-self), node_name="LogSigmoidBackward0",
+    self=lambda grad, self: grad * (-self).sigmoid())
 
 
 def hardsigmoid(input, inplace=False):
@@ -111,8 +134,7 @@ def hardsigmoid(input, inplace=False):
     tensor([0.0000, 0.5000, 1.0000])
     """
     _real_only("hardsigmoid_cpu", input)
-    return _inplace(lambda x: where((x > -3) & (x < 3), x / 6 + 0.5, (x >= 3).to(x.dtype)),
-                    input, inplace)
+    return _inplace(_hardsigmoid, input, inplace)
 
 
 def softsign(input):
@@ -184,8 +206,17 @@ def glu(input, dim=-1):
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
-    a, b = input.chunk(2, d)
-    return a * sigmoid(b)
+    return _glu(input, dim=d)
+
+
+def _glu_backward(grad, self, dim):
+    a, b = self.chunk(2, dim)
+    s = sigmoid(b)
+    return cat([grad * s, grad * a * s * (1 - s)], dim)
+
+
+# torch's GluBackward0: one node
+_glu = Primitive("glu", lambda self, *, dim: jax.nn.glu(self, axis=dim), self=_glu_backward)
 
 
 def logsigmoid(input):
@@ -198,7 +229,7 @@ def logsigmoid(input):
     tensor([-0.6931])
     """
     _real_only("log_sigmoid_cpu", input)
-    return -softplus(-input)
+    return _log_sigmoid(input)
 
 
 # -- channel dropouts -------------------------------------------------------------------

@@ -141,7 +141,7 @@ class Primitive:
             keep = None
             if self._edge_of is not None:
                 so = self.scalar_overload
-                so = so(in_meta) if callable(so) else so
+                so = so(akey, in_meta) if callable(so) else so
                 keep = tuple(i for i, (e, m, n) in enumerate(zip(self._edge_of, in_meta, needs))
                              if n or (e and not (so and m is None)))
                 if len(keep) == len(in_meta):
@@ -1000,7 +1000,7 @@ def _node_class(node_name, keep=None):
 # number given where the overload takes a tensor is a wrapped tensor, an edge to nothing
 # (``x * 2``: MulBackward0 with ``(x, None)``). A Primitive follows that: an input without a
 # formula is no edge, and with ``scalar_overload`` (True, or a predicate over the call's
-# ``in_meta``: whether torch would take the scalar overload) neither is a non-tensor
+# ``akey, in_meta``: whether torch would take the scalar overload) neither is a non-tensor
 # input. Its node class (per call: ``node_class``) then carries ``_keep``, the inputs that
 # are edges; the node's edges and ``apply``'s gradients are those. An input that requires
 # grad is always an edge, so no gradient can be dropped (a missing formula still raises).

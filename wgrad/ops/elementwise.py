@@ -679,14 +679,22 @@ def _in_range(self, min, max):
     return ok
 
 
-def _clamp_scalars(in_meta):  # clamp(Tensor, Scalar?, Scalar?): ClampBackward1, one edge
-    return in_meta[1] is None and in_meta[2] is None
+def _clamp_scalars(akey, in_meta):
+    """Whether torch takes a scalar overload: clamp(Tensor, Scalar?, Scalar?) (one edge), or
+    clamp_min/clamp_max (``op``: the bound they have is the only other edge)."""
+    return bool(akey) or in_meta[1] is None and in_meta[2] is None
+
+
+def _clamp_name(akey, in_meta):
+    if akey:  # clamp_min / clamp_max: ClampMinBackward0 for a number, 1 for a tensor
+        op = akey[0][1]
+        return f"Clamp{op.title()}Backward{0 if in_meta[1 if op == 'min' else 2] is None else 1}"
+    return "ClampBackward1" if _clamp_scalars(akey, in_meta) else "ClampBackward0"
 
 
 _clamp = Primitive(
-    "clamp", lambda self, min, max: _clamp_fwd(self, min, max), scalar_overload=_clamp_scalars,
-    node_name_of=lambda akey, in_meta: "ClampBackward1" if _clamp_scalars(in_meta)
-    else "ClampBackward0",
+    "clamp", lambda self, min, max, *, op=None: _clamp_fwd(self, min, max),
+    scalar_overload=_clamp_scalars, node_name_of=_clamp_name,
     self=lambda grad, self, min, max: where(_in_range(self, min, max), grad, 0.),
     min=lambda grad, self, min: where(self < min, grad, 0.),
     max=lambda grad, self, max: where(self > max, grad, 0.),
@@ -745,7 +753,7 @@ def minimum(input, other):
 _masked_fill = Primitive(
     "masked_fill", lambda self, mask, value: jnp.where(mask, jnp.asarray(value, self.dtype),
                                                        self),
-    scalar_overload=lambda in_meta: in_meta[2] is None,  # a number: MaskedFillBackward0
+    scalar_overload=lambda akey, in_meta: in_meta[2] is None,  # MaskedFillBackward0
     node_name_of=lambda akey, in_meta: "MaskedFillBackward0" if in_meta[2] is None
     else "MaskedFillBackward1",
     self=lambda grad, mask: where(mask, 0., grad),
@@ -1170,20 +1178,20 @@ def copysign(input, other):
     return _binary(_copysign, input, other, float_dtype(result_type(input, other)))
 
 
-def _clamp_one(input, min, max):
+def _clamp_one(input, min, max, op):
     if input.is_complex():
         raise NotImplementedError("clamp is not supported for complex types")
-    return _clamp(input, min, max)
+    return _clamp(input, min, max, op=op)
 
 
 def clamp_min(input, min):
-    """``clamp(input, min=min)``."""
-    return _clamp_one(input, min, None)
+    """``clamp(input, min=min)`` (ClampMinBackward0/1)."""
+    return _clamp_one(input, min, None, "min")
 
 
 def clamp_max(input, max):
-    """``clamp(input, max=max)``."""
-    return _clamp_one(input, None, max)
+    """``clamp(input, max=max)`` (ClampMaxBackward0/1)."""
+    return _clamp_one(input, None, max, "max")
 
 
 def float_power(input, exponent):

@@ -326,15 +326,43 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                                f"but got {name} of shape {list(p.shape)} and "
                                f"normalized_shape = {shp}")
     _real_only("LayerNormKernelImpl", input)
-    dims = tuple(range(input.ndim - k, input.ndim))
-    mu = mean(input, dims, keepdim=True)
-    v = var(input, dims, keepdim=True, correction=0)
-    out = (input - mu) * (v + eps).rsqrt()
+    return _layer_norm(input, weight, bias, dims=tuple(range(input.ndim - k, input.ndim)),
+                       eps=float(eps))
+
+
+def _layer_norm_fwd(self, weight, bias, *, dims, eps):
+    mu = jnp.mean(self, axis=dims, keepdims=True)
+    out = (self - mu) * jax.lax.rsqrt(jnp.var(self, axis=dims, keepdims=True) + eps)
     if weight is not None:
         out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return out if bias is None else out + bias
+
+
+def _ln_xhat(self, dims, eps):
+    """``(x - mean) * rstd`` over ``dims``, and rstd, as tensor ops (differentiable)."""
+    rstd = (var(self, dims, keepdim=True, correction=0) + eps).rsqrt()
+    return (self - mean(self, dims, keepdim=True)) * rstd, rstd
+
+
+def _layer_norm_input(grad, self, weight, dims, eps):
+    xhat, rstd = _ln_xhat(self, dims, eps)
+    g = grad if weight is None else grad * weight
+    return rstd * (g - mean(g, dims, keepdim=True) - xhat * mean(g * xhat, dims, keepdim=True))
+
+
+def _over_batch(t, dims):
+    """``t`` summed over the dims in front of the normalized ones (weight's shape)."""
+    lead = tuple(range(t.ndim - len(dims)))
+    return sum(t, lead) if lead else t
+
+
+# torch's NativeLayerNormBackward0: one node, edges (input, weight, bias)
+_layer_norm = Primitive(
+    "native_layer_norm", _layer_norm_fwd,
+    self=_layer_norm_input,
+    weight=lambda grad, self, dims, eps: _over_batch(grad * _ln_xhat(self, dims, eps)[0],
+                                                     dims),
+    bias=lambda grad, dims: _over_batch(grad, dims))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):

@@ -12,6 +12,7 @@ skipped while tracing (``wgrad.compile``), where the value is not known.
 import math
 import warnings
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -113,11 +114,23 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _reduce(_weighted(d * d, input, weight), reduction, weight)
 
 
-def _mse_fwd(self, target, *, reduction):
-    d = self - target
-    loss = d * d
+# -- pointwise losses as one node each (MseLossBackward0, SmoothL1LossBackward0, ...) ------
+
+def _reduced(loss, reduction):
+    """A pointwise loss (arrays) reduced as ``reduction`` says."""
     return loss if reduction == "none" else jnp.sum(loss) if reduction == "sum" \
         else jnp.mean(loss)
+
+
+def _chain(slope, grad, reduction):
+    """The gradient of a reduced pointwise loss: its elementwise ``slope`` times ``grad``
+    (divided by the count for 'mean'), as tensor ops."""
+    return slope * grad / slope.numel() if reduction == "mean" else slope * grad
+
+
+def _mse_fwd(self, target, *, reduction):
+    d = self - target
+    return _reduced(d * d, reduction)
 
 
 def _mse_backward(grad, self, target, reduction):
@@ -162,11 +175,46 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _real_only("smooth_l1_cpu", input, target)
-    d = input - target
-    ad = abs(d)
     if beta == 0:
-        return _reduce(ad, reduction)
-    return _reduce(where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta), reduction)
+        return _reduce(abs(input - target), reduction)
+    if tuple(input.shape) != tuple(target.shape):
+        input, target = broadcast_tensors(input, target)
+    return _smooth_l1(input, target, reduction=reduction, beta=float(beta))
+
+
+def _smooth_l1_slope(d, beta):
+    # +-1 from |d| = beta on: the slope's own derivative is 1 / beta strictly inside only
+    return where(d <= -beta, -1., where(d >= beta, 1., d / beta))
+
+
+def _huber_slope(d, delta):
+    return where(d <= -delta, -delta, where(d >= delta, delta, d))
+
+
+def _smooth_l1_fwd(self, target, *, reduction, beta):
+    d = self - target
+    ad = jnp.abs(d)
+    return _reduced(jnp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta), reduction)
+
+
+def _huber_fwd(self, target, *, reduction, delta):
+    d = self - target
+    ad = jnp.abs(d)
+    return _reduced(jnp.where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta)), reduction)
+
+
+_smooth_l1 = Primitive(
+    "smooth_l1_loss", _smooth_l1_fwd,
+    self=lambda grad, self, target, reduction, beta: _chain(
+        _smooth_l1_slope(self - target, beta), grad, reduction),
+    target=lambda grad, self, target, reduction, beta: _chain(
+        -_smooth_l1_slope(self - target, beta), grad, reduction))
+_huber = Primitive(
+    "huber_loss", _huber_fwd,
+    self=lambda grad, self, target, reduction, delta: _chain(
+        _huber_slope(self - target, delta), grad, reduction),
+    target=lambda grad, self, target, reduction, delta: _chain(
+        -_huber_slope(self - target, delta), grad, reduction))
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -184,6 +232,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _real_only("huber_cpu", input, target)
+    if weight is None:
+        if tuple(input.shape) != tuple(target.shape):
+            input, target = broadcast_tensors(input, target)
+        return _huber(input, target, reduction=reduction, delta=float(delta))
     d = input - target
     ad = abs(d)
     loss = where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
@@ -370,19 +422,25 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, cdim
 # Binary cross-entropy
 # ======================================================================================
 
-def _bce_fwd(self, target):
+def _bce_fwd(self, target, weight, *, reduction):
     # torch clamps each log at -100, so that x = 0 or 1 gives a finite loss
-    return -(target * jnp.maximum(jnp.log(self), -100.0)
+    loss = -(target * jnp.maximum(jnp.log(self), -100.0)
              + (1 - target) * jnp.maximum(jnp.log(1 - self), -100.0))
+    return _reduced(loss if weight is None else loss * weight, reduction)
+
+
+def _weighted_slope(slope, weight):
+    return slope if weight is None else slope * weight
 
 
 _bce = Primitive(
     "binary_cross_entropy", _bce_fwd, node_name="BinaryCrossEntropyBackward0",
     # torch's binary_cross_entropy_backward: the denominator kept from 0
-    self=lambda grad, self, target: grad * (self - target) / clamp(self * (1 - self),
-                                                                   min=1e-12),
-    target=lambda grad, self: grad * (clamp(log(1 - self), min=-100.0)
-                                      - clamp(log(self), min=-100.0)))
+    self=lambda grad, self, target, weight, reduction: _chain(_weighted_slope(
+        (self - target) / clamp(self * (1 - self), min=1e-12), weight), grad, reduction),
+    target=lambda grad, self, weight, reduction: _chain(_weighted_slope(
+        clamp(log(1 - self), min=-100.0) - clamp(log(self), min=-100.0), weight), grad,
+        reduction))
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -409,10 +467,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {target.dtype.scalar_name} but expected "
                            f"{input.dtype.scalar_name}")
-    loss = _bce(input, target)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        weight = weight.expand(tuple(input.shape))
+    return _bce(input, target, weight, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
@@ -433,15 +490,39 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({_size(target)}) must be the same as input size "
                          f"({_size(input)})")
     _real_only("log_sigmoid_cpu", input, target)
-    # softplus with an infinite threshold: logaddexp(-x, 0) everywhere, exact and stable
-    sp = softplus(-input, 1.0, float("inf"))
+    return _bce_logits(input, target, weight, pos_weight, reduction=reduction)
+
+
+def _bce_logits_fwd(self, target, weight, pos_weight, *, reduction):
+    sp = jax.nn.softplus(-self)  # logaddexp(-x, 0): exact and stable everywhere
     if pos_weight is not None:
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * sp
+        loss = (1 - target) * self + (1 + (pos_weight - 1) * target) * sp
     else:
-        loss = (1 - target) * input + sp
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+        loss = (1 - target) * self + sp
+    return _reduced(loss if weight is None else loss * weight, reduction)
+
+
+def _bce_logits_self(grad, self, target, weight, pos_weight, reduction):
+    s = self.sigmoid()
+    if pos_weight is not None:
+        t = pos_weight * target
+        slope = (t + 1 - target) * s - t
+    else:
+        slope = s - target
+    return _chain(_weighted_slope(slope, weight), grad, reduction)
+
+
+def _bce_logits_target(grad, self, weight, pos_weight, reduction):
+    slope = -self
+    if pos_weight is not None:
+        slope = slope + (pos_weight - 1) * softplus(-self, 1.0, float("inf"))
+    return _chain(_weighted_slope(slope, weight), grad, reduction)
+
+
+# torch's BinaryCrossEntropyWithLogitsBackward0: edges (input, target); weight and
+# pos_weight have no formula in torch either
+_bce_logits = Primitive("binary_cross_entropy_with_logits", _bce_logits_fwd,
+                        self=_bce_logits_self, target=_bce_logits_target)
 
 
 # ======================================================================================
