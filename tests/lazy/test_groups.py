@@ -256,3 +256,24 @@ def test_fast_lane_leaves_traces_and_shape_errors_to_the_general_path():
         np.testing.assert_allclose(f(wgrad.ones(4)).item(), (x * 2 + 1).sum().item())
         with pytest.raises(RuntimeError, match="must match the size"):
             x * wgrad.ones(3)
+
+
+def test_absent_optional_inputs_stay_lazy_and_match_torch():
+    """layer_norm without affine, bce_with_logits without weights: None inputs are part of
+    the recorded call (no flush, no eager fallback), gradients as torch's."""
+    seen = {}
+    for lib in (wgrad, torch):
+        x = lib.tensor(np.linspace(-2, 2, 12).reshape(3, 4), requires_grad=True)
+        t = lib.tensor(np.linspace(0, 1, 12).reshape(3, 4))
+        with (wgrad.lazy() if lib is wgrad else torch.enable_grad()):
+            if lib is wgrad:
+                before = wgrad.lazy.stats()["segments"]
+            for _ in range(3):  # the later calls take the fast lane
+                y = lib.nn.functional.layer_norm(x * 2, (4,))  # over a pending value
+                loss = lib.nn.functional.binary_cross_entropy_with_logits(y, t)
+            if lib is wgrad:
+                assert wgrad.lazy.stats()["segments"] == before  # nothing ran yet
+            loss.backward()
+        seen[lib] = (loss.item(), x.grad.numpy())
+    assert seen[wgrad][0] == pytest.approx(seen[torch][0], rel=1e-12)
+    np.testing.assert_allclose(seen[wgrad][1], seen[torch][1], rtol=1e-10, atol=1e-12)

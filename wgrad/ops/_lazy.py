@@ -175,7 +175,8 @@ def _out_avals(fn, treedef, avals):
     key = (fn, treedef, avals)
     r = _AVALS.get(key)
     if r is None:
-        args = [jax.ShapeDtypeStruct(a[0], a[1], weak_type=a[2]) for a in avals]
+        args = [None if a is None else jax.ShapeDtypeStruct(a[0], a[1], weak_type=a[2])
+                for a in avals]
         out = jax.eval_shape(fn, *args) if treedef is None \
             else jax.eval_shape(fn, *treedef.unflatten(args))
         leaves, otree = jax.tree_util.tree_flatten(out)
@@ -214,6 +215,10 @@ def _record(seg, fn, leaves, treedef, weight):
     avals = []
     ext_ids = seg.ext_ids
     for x in leaves:
+        if x is None:  # an absent optional input (a layer's bias): part of the structure
+            refs.append(None)
+            avals.append(None)
+            continue
         if x.__class__ is Pending:
             if x.seg is seg:
                 refs.append(x.idx)
@@ -257,7 +262,7 @@ def _build(ops, live):
     def run(*ext):
         vals = []
         for fn, treedef, refs in ops:
-            xs = [vals[r] if r >= 0 else ext[~r] for r in refs]
+            xs = [None if r is None else vals[r] if r >= 0 else ext[~r] for r in refs]
             out = fn(*xs) if treedef is None else fn(*treedef.unflatten(xs))
             vals.extend(jax.tree_util.tree_leaves(out))
         return [vals[i] for i in live]

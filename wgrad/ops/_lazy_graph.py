@@ -248,6 +248,8 @@ class GroupNode(Node):
 
     def _value(self, v, i):
         if type(v) is SavedTensor:
+            if v._is_none and not v._released:
+                return None
             if v._unpack_hook is None and not v._released and not v._is_none \
                     and v._vc.v == v._version:
                 if v._is_output:
@@ -508,6 +510,11 @@ def fast(prim, args, akey):
                 if d is a:  # under a JAX trace
                     break
                 kind = 0
+            elif a is None:  # an absent optional input
+                refs.append(None)
+                key.append(None)
+                key.append(0)
+                continue
             else:
                 break
             i = ext_ids.get(id(d))

@@ -426,7 +426,7 @@ def _lazy_call(prim, args, attrs):
                 kinds.append(1)
         else:
             c = device_constant(a)
-            if c is a:  # not a number (None, a string), or under a trace
+            if c is a and a is not None:  # not a number (a string), or under a trace
                 return None
             xs.append(c)
             kinds.append(0)
