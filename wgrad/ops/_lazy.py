@@ -227,16 +227,7 @@ def _record(seg, fn, leaves, treedef, weight):
             x = x.force()
         i = ext_ids.get(id(x))
         if i is None:
-            if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
-                raise NotLazy
-            if _DEV[1] is None:
-                _DEV[1] = {jax.devices()[0]} if len(jax.devices()) > 1 else False
-            if _DEV[1] and x.devices() != _DEV[1]:
-                raise NotLazy  # segments run on the default device
-            i = ext_ids[id(x)] = len(seg.ext)
-            seg.ext.append(x)
-            a = x.aval
-            seg.ext_avals.append((a.shape, a.dtype, a.weak_type))
+            i = ext_index(seg, x)
         refs.append(~i)
         avals.append(seg.ext_avals[i])
     otree, oavals, single, table = _out_avals(fn, treedef, tuple(avals))
@@ -256,6 +247,24 @@ def _record(seg, fn, leaves, treedef, weight):
     if seg.weight >= CAP:
         _flush(seg)
     return res, table
+
+
+def ext_index(seg, x):
+    """The index of the outside array ``x`` among ``seg``'s inputs, added if new; NotLazy
+    for anything that cannot be one (not a concrete jax.Array on the default device)."""
+    i = seg.ext_ids.get(id(x))
+    if i is None:
+        if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
+            raise NotLazy
+        if _DEV[1] is None:
+            _DEV[1] = {jax.devices()[0]} if len(jax.devices()) > 1 else False
+        if _DEV[1] and x.devices() != _DEV[1]:
+            raise NotLazy  # segments run on the default device
+        i = seg.ext_ids[id(x)] = len(seg.ext)
+        seg.ext.append(x)
+        a = x.aval
+        seg.ext_avals.append((a.shape, a.dtype, a.weak_type))
+    return i
 
 
 def _build(ops, live):

@@ -519,15 +519,10 @@ def fast(prim, args, akey):
                 break
             i = ext_ids.get(id(d))
             if i is None:
-                if not isinstance(d, jax.Array) or isinstance(d, jax.core.Tracer):
+                try:
+                    i = _lazy.ext_index(seg, d)
+                except _lazy.NotLazy:
                     break
-                dev = _lazy._DEV[1]
-                if dev is None or (dev and d.devices() != dev):
-                    break  # the general path checks the device
-                i = ext_ids[id(d)] = len(seg.ext)
-                seg.ext.append(d)
-                v = d.aval
-                seg.ext_avals.append((v.shape, v.dtype, v.weak_type))
             refs.append(~i)
             key.append(seg.ext_avals[i])
             key.append(kind)

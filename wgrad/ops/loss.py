@@ -179,7 +179,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return _reduce(abs(input - target), reduction)
     if tuple(input.shape) != tuple(target.shape):
         input, target = broadcast_tensors(input, target)
-    return _smooth_l1(input, target, reduction=reduction, beta=float(beta))
+    return _smooth_l1(input, target, reduction=reduction, cut=float(beta))
 
 
 def _smooth_l1_slope(d, beta):
@@ -191,30 +191,31 @@ def _huber_slope(d, delta):
     return where(d <= -delta, -delta, where(d >= delta, delta, d))
 
 
-def _smooth_l1_fwd(self, target, *, reduction, beta):
+def _smooth_l1_fwd(self, target, *, reduction, cut):
     d = self - target
     ad = jnp.abs(d)
-    return _reduced(jnp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta), reduction)
+    return _reduced(jnp.where(ad < cut, 0.5 * d * d / cut, ad - 0.5 * cut), reduction)
 
 
-def _huber_fwd(self, target, *, reduction, delta):
+def _huber_fwd(self, target, *, reduction, cut):
     d = self - target
     ad = jnp.abs(d)
-    return _reduced(jnp.where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta)), reduction)
+    return _reduced(jnp.where(ad < cut, 0.5 * d * d, cut * (ad - 0.5 * cut)), reduction)
 
 
-_smooth_l1 = Primitive(
-    "smooth_l1_loss", _smooth_l1_fwd,
-    self=lambda grad, self, target, reduction, beta: _chain(
-        _smooth_l1_slope(self - target, beta), grad, reduction),
-    target=lambda grad, self, target, reduction, beta: _chain(
-        -_smooth_l1_slope(self - target, beta), grad, reduction))
-_huber = Primitive(
-    "huber_loss", _huber_fwd,
-    self=lambda grad, self, target, reduction, delta: _chain(
-        _huber_slope(self - target, delta), grad, reduction),
-    target=lambda grad, self, target, reduction, delta: _chain(
-        -_huber_slope(self - target, delta), grad, reduction))
+def _pointwise_loss(name, fwd, slope):
+    """A loss of ``d = input - target`` with a cut-off ``cut`` (smooth_l1's beta, huber's
+    delta): one node, the gradient ``slope(d, cut)`` for input and its negative for target."""
+    return Primitive(
+        name, fwd,
+        self=lambda grad, self, target, reduction, cut: _chain(
+            slope(self - target, cut), grad, reduction),
+        target=lambda grad, self, target, reduction, cut: _chain(
+            -slope(self - target, cut), grad, reduction))
+
+
+_smooth_l1 = _pointwise_loss("smooth_l1_loss", _smooth_l1_fwd, _smooth_l1_slope)
+_huber = _pointwise_loss("huber_loss", _huber_fwd, _huber_slope)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -235,7 +236,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if weight is None:
         if tuple(input.shape) != tuple(target.shape):
             input, target = broadcast_tensors(input, target)
-        return _huber(input, target, reduction=reduction, delta=float(delta))
+        return _huber(input, target, reduction=reduction, cut=float(delta))
     d = input - target
     ad = abs(d)
     loss = where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
