@@ -851,13 +851,6 @@ class OpNode(Node):
     _keep = None  # NOTE [Node edges]: the inputs that are edges, where not all
 
     def apply(self, grads):
-        keep = self._keep
-        if keep is None:
-            return self._apply(grads)
-        res = self._apply(grads)
-        return [res[i] for i in keep]
-
-    def _apply(self, grads):
         p = self.prim
         saved = self.saved
         if _state.grad or _fw.active:  # create_graph: record the formulas; a dual level:
@@ -986,10 +979,16 @@ def _node_class(node_name, keep=None):
     cls = _NODE_CLASSES.get((node_name, keep))
     if cls is None:
         body = {"__slots__": (), "__module__": "builtins"}
-        if keep is not None:
+        if keep is not None:  # NOTE [Node edges]: the gradients of the edges only
             body["_keep"] = keep
+            body["apply"] = _apply_kept
         cls = _NODE_CLASSES[(node_name, keep)] = type(node_name, (OpNode,), body)
     return cls
+
+
+def _apply_kept(self, grads):
+    res = OpNode.apply(self, grads)
+    return [res[i] for i in self._keep]
 
 
 # NOTE [Node edges]
