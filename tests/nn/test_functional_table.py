@@ -6,6 +6,7 @@ JAX identity where jax.nn has the function)."""
 import zlib
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -69,6 +70,13 @@ class Row:
         return [s.make(rng, dtype) for s in self.inputs]
 
 
+def _jax_layer_norm(x, k, eps):
+    """JAX's reference for layer_norm over the last ``k`` dims (no affine)."""
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mu = x.mean(axes, keepdims=True)
+    return (x - mu) / jnp.sqrt(x.var(axes, keepdims=True) + eps)
+
+
 IDX = Const([0, 3, 1])          # class indices for (3, 4) scores; 3 is also an ignore_index
 W4 = Const([0.3, 1.0, 0.6, 2.0], "float64")
 
@@ -89,11 +97,13 @@ ROWS = [
         jfn=lambda x: jax.nn.gelu(x, True), gradgrad=True),
     Row("silu", lambda F, x: F.silu(x), N(3, 4), complex="values", jfn=jax.nn.silu,
         gradgrad=True),
-    Row("mish", lambda F, x: F.mish(x), N(3, 4), gradgrad=True),
+    Row("mish", lambda F, x: F.mish(x), N(3, 4), gradgrad=True,
+        jfn=lambda x: x * jnp.tanh(jax.nn.softplus(x))),
     Row("softplus", lambda F, x: F.softplus(x, beta=2, threshold=1), N(3, 4)),
     Row("sigmoid", lambda F, x: F.sigmoid(x), N(3, 4), complex=True),
     Row("tanh", lambda F, x: F.tanh(x), N(3, 4), complex=True),
-    Row("hardtanh", lambda F, x: F.hardtanh(x, -0.5, 0.8), N(3, 4), gradgrad=True),
+    Row("hardtanh", lambda F, x: F.hardtanh(x, -0.5, 0.8), N(3, 4), gradgrad=True,
+        jfn=lambda x: jnp.clip(x, -0.5, 0.8)),
     Row("softmax", lambda F, x: F.softmax(x, 1), N(3, 4),
         jfn=lambda x: jax.nn.softmax(x, axis=1), gradgrad=True),
     Row("log_softmax", lambda F, x: F.log_softmax(x, dim=0), N(3, 4),
@@ -127,9 +137,9 @@ ROWS = [
         i, w, padding_idx=4, scale_grad_by_freq=True), Const([[0, 2, 2], [2, 4, 0]]), N(5, 3),
         gradcheck=False),
     Row("layer_norm", lambda F, x, w, b: F.layer_norm(x, (4,), w, b), N(3, 4), N(4), N(4),
-        gradgrad=True),
+        gradgrad=True, jfn=lambda x, w, b: _jax_layer_norm(x, 1, 1e-5) * w + b),
     Row("layer_norm_2d", lambda F, x: F.layer_norm(x, [3, 4], eps=1e-3), N(2, 3, 4),
-        gradgrad=True),
+        gradgrad=True, jfn=lambda x: _jax_layer_norm(x, 2, 1e-3)),
     Row("layer_norm_whole", lambda F, x, w: F.layer_norm(x, [3, 4], w), N(3, 4), N(3, 4)),
     Row("batch_norm_train", lambda F, x, w, b: F.batch_norm(x, None, None, w, b, True),
         N(3, 4), N(4), N(4)),
@@ -159,7 +169,8 @@ ROWS = [
     Row("pairwise_distance_p1", lambda F, a, b: F.pairwise_distance(a, b, p=1), N(3, 4),
         N(3, 4)),
     # -- losses ------------------------------------------------------------------------
-    Row("mse_loss", lambda F, x, t: F.mse_loss(x, t), N(3, 4), N(3, 4), gradgrad=True),
+    Row("mse_loss", lambda F, x, t: F.mse_loss(x, t), N(3, 4), N(3, 4), gradgrad=True,
+        jfn=lambda x, t: jnp.mean((x - t) ** 2)),
     Row("mse_loss_weight", lambda F, x, t, w: F.mse_loss(x, t, reduction="mean", weight=w),
         N(3, 4), N(3, 4), U((3, 4), 0.1, 1.0, diff=False)),
     Row("l1_loss", lambda F, x, t: F.l1_loss(x, t, reduction="sum"), N(3, 4), N(3, 4),
@@ -167,10 +178,12 @@ ROWS = [
     Row("l1_loss_weight", lambda F, x, t, w: F.l1_loss(x, t, weight=w), N(3, 4), N(3, 4),
         U((3, 4), 0.1, 1.0, diff=False)),
     Row("smooth_l1_loss", lambda F, x, t: F.smooth_l1_loss(x, t, reduction="none", beta=0.5),
-        N(3, 4), N(3, 4), gradgrad=True),
+        N(3, 4), N(3, 4), gradgrad=True, jfn=lambda x, t: jnp.where(
+            jnp.abs(x - t) < 0.5, (x - t) ** 2, jnp.abs(x - t) - 0.25)),
     Row("smooth_l1_loss_mean", lambda F, x, t: F.smooth_l1_loss(x, t), N(3, 4), N(4)),
     Row("huber_loss", lambda F, x, t: F.huber_loss(x, t, delta=0.7), N(3, 4), N(3, 4),
-        gradgrad=True),
+        gradgrad=True, jfn=lambda x, t: jnp.mean(jnp.where(
+            jnp.abs(x - t) < 0.7, 0.5 * (x - t) ** 2, 0.7 * (jnp.abs(x - t) - 0.35)))),
     Row("huber_loss_weight", lambda F, x, t, w: F.huber_loss(x, t, weight=w), N(3, 4),
         N(3, 4), U((3, 4), 0.1, 1.0, diff=False)),
     Row("cross_entropy", lambda F, x, t: F.cross_entropy(x, t), N(3, 4), IDX),
@@ -194,7 +207,9 @@ ROWS = [
         gradgrad=True),
     Row("bce_with_logits", lambda F, x, t, w, p: F.binary_cross_entropy_with_logits(
         x, t, w, reduction="sum", pos_weight=p), N(3, 4), U((3, 4), 0, 1),
-        U((3, 4), 0.1, 1, diff=False), W4, gradgrad=True),
+        U((3, 4), 0.1, 1, diff=False), W4, gradgrad=True,
+        jfn=lambda x, t, w, p: jnp.sum(w * ((1 - t) * x + (1 + (p - 1) * t)
+                                            * jax.nn.softplus(-x)))),
     Row("bce_with_logits_plain", lambda F, x, t: F.binary_cross_entropy_with_logits(x, t),
         U((3, 4), -40, 40), U((3, 4), 0, 1)),
     Row("kl_div", lambda F, x, t: F.kl_div(x, t, reduction="batchmean"), N(3, 4), P((3, 4))),
