@@ -243,3 +243,46 @@ def test_inplace_variants_match_torch(name, values, args):
         got.append((y.detach(), x.grad))
     _close(got[0][0], got[1][0])
     _close(got[0][1], got[1][1])
+
+
+# lerp/addcmul/addcdiv/rsub as torch's single ops: dtype rules, errors and values that the
+# composites they replaced got wrong silently (promoted, truncated or divided)
+def _lerp_addc_errors(L):
+    f32, f64 = L.ones(2), L.ones(2, dtype=L.float64)
+    c64, i64 = L.ones(2, dtype=L.complex64), L.ones(2, dtype=L.int64)
+    return [lambda: L.lerp(c64, f32, 0.5), lambda: L.lerp(f32, f64, 0.5),
+            lambda: L.lerp(f32, f32, f64), lambda: L.lerp(f32, f32, i64),
+            lambda: L.lerp(i64, i64, i64), lambda: L.lerp(i64, i64, 0.5),
+            lambda: L.lerp(f32, f32, 2 + 1j), lambda: L.lerp(f32, f32, L.ones(3)),
+            lambda: L.addcmul(f32, f32, f32, value=1 + 1j), lambda: L.addcdiv(f32, i64, i64),
+            lambda: L.addcmul(f32, f32, L.ones(3)), lambda: L.rsub(L.tensor([True]), True)]
+
+
+@pytest.mark.parametrize("i", range(len(_lerp_addc_errors(torch))))
+def test_lerp_addc_errors_match_torch(i):
+    with pytest.raises(Exception) as et:
+        _lerp_addc_errors(torch)[i]()
+    with pytest.raises(type(et.value)) as ew:
+        _lerp_addc_errors(wgrad)[i]()
+    assert str(ew.value) == str(et.value)
+
+
+LERP_ADDC = [
+    lambda L: L.lerp(L.tensor([0., 1e8]), L.tensor([1., 1e8 + 3]), 0.7),
+    lambda L: L.lerp(L.tensor([0., 1e8]), L.tensor([1., 1e8 + 3]), L.tensor([0.7, 0.2])),
+    lambda L: L.lerp(L.ones(2), L.ones(2), L.tensor(0.5, dtype=L.float64)),
+    lambda L: L.lerp(L.ones(2, dtype=L.complex64), L.zeros(2, dtype=L.complex64), 0.5 + 1j),
+    lambda L: L.addcmul(L.ones(2, dtype=L.int64), L.ones(2, dtype=L.int64),
+                        L.ones(2, dtype=L.int64), value=0.5),
+    lambda L: L.addcmul(L.ones(2, dtype=L.int64), L.ones(2, dtype=L.int64), L.ones(2),
+                        value=0.5),
+    lambda L: L.addcdiv(L.ones(2, dtype=L.int64), L.ones(2), L.ones(2) * 3),
+    lambda L: L.rsub(L.tensor([1, 2]), 5), lambda L: 2.5 - L.tensor([1, 2]),
+]
+
+
+@pytest.mark.parametrize("i", range(len(LERP_ADDC)))
+def test_lerp_addc_values_and_dtypes_match_torch(i):
+    w, t = LERP_ADDC[i](wgrad), LERP_ADDC[i](torch)
+    assert str(w.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    np.testing.assert_array_equal(w.numpy(), t.numpy())
