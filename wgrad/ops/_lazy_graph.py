@@ -477,7 +477,6 @@ def _add(prim, args, kinds, sig, attrs, diff, out):
 _FAST = {}
 _FAST_MAX = 4096
 _Pending = _lazy.Pending
-_NUMBERS = (int, float, complex)
 
 
 def fast(prim, args, akey):
@@ -505,7 +504,7 @@ def fast(prim, args, akey):
                         key.append(kind)
                         continue
                     d = d.force()
-            elif isinstance(a, _NUMBERS):
+            elif isinstance(a, _P._NUMBER):
                 d = _P.device_constant(a)
                 if d is a:  # under a JAX trace
                     break

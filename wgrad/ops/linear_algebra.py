@@ -24,7 +24,7 @@ from ._out import _CPP
 from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import reduction  # reduction imports this module too: used at call time
-from .elementwise import _coef, _ctype, log, where
+from .elementwise import _coef, _conj_scalar, _ctype, log, where
 from .shape import _cross, cat, expanded_shape
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
@@ -1378,7 +1378,7 @@ def _addmm_fwd(self, mat1, mat2, *, dtype, beta, alpha):
 
 
 def _times_conj(g, c):
-    return g if c == 1 else g * (c.conjugate() if isinstance(c, complex) else c)
+    return g if c == 1 else g * _conj_scalar(c)
 
 
 # torch's AddmmBackward0: one node with edges (self, mat1, mat2) (nn.Linear's 2-D forward)
