@@ -281,6 +281,118 @@ def test_out_errors(fn):
         assert a[1] == b[1]
 
 
+def _x(T, rg=False):
+    return T.tensor([[0.5, -1.5], [2.0, 0.25]], requires_grad=rg)
+
+
+def _i(T):
+    return T.tensor([[1, 0], [0, 1]])
+
+
+# the ops given out= in 2026-11-27's pass over torch's OpInfos (every op whose OpInfo says
+# it takes out=): name -> the call, given the module, the inputs' requires_grad and out
+_OUT_OPS = {
+    "acosh": lambda T, rg, o: T.acosh(_x(T, rg) + 2, out=o),
+    "asinh": lambda T, rg, o: T.asinh(_x(T, rg), out=o),
+    "atanh": lambda T, rg, o: T.atanh(_x(T, rg) / 4, out=o),
+    "clamp_min": lambda T, rg, o: T.clamp_min(_x(T, rg), 0.3, out=o),
+    "clamp_max": lambda T, rg, o: T.clamp_max(_x(T, rg), 0.3, out=o),
+    "clamp_max_tensor": lambda T, rg, o: T.clamp_max(_x(T, rg), _x(T)[0], out=o),
+    "clamp": lambda T, rg, o: T.clamp(_x(T, rg), 0, 1, out=o),  # number bounds: exact
+    "clip_tensor": lambda T, rg, o: T.clip(_x(T, rg), max=_x(T)[1], out=o),  # a cast
+    "copysign": lambda T, rg, o: T.copysign(_x(T, rg), -_x(T), out=o),
+    "fmod": lambda T, rg, o: T.fmod(_x(T, rg), 0.7, out=o),
+    "logaddexp2": lambda T, rg, o: T.logaddexp2(_x(T, rg), _x(T) * 2, out=o),
+    "heaviside": lambda T, rg, o: T.heaviside(_x(T, rg), _x(T), out=o),
+    "igamma": lambda T, rg, o: T.igamma(_x(T, rg).abs() + 1, _x(T).abs(), out=o),
+    "igammac": lambda T, rg, o: T.igammac(_x(T, rg).abs() + 1, _x(T).abs(), out=o),
+    "float_power": lambda T, rg, o: T.float_power(_x(T, rg), 2, out=o),
+    "sinc": lambda T, rg, o: T.sinc(_x(T, rg), out=o),
+    "signbit": lambda T, rg, o: T.signbit(_x(T, rg), out=o),
+    "nan_to_num": lambda T, rg, o: T.nan_to_num(_x(T, rg).log(), out=o),
+    "xlogy": lambda T, rg, o: T.xlogy(_x(T, rg), _x(T).abs(), out=o),
+    "digamma": lambda T, rg, o: T.digamma(_x(T, rg), out=o),
+    "erfc": lambda T, rg, o: T.erfc(_x(T, rg), out=o),
+    "erfinv": lambda T, rg, o: T.erfinv(_x(T, rg) / 4, out=o),
+    "lgamma": lambda T, rg, o: T.lgamma(_x(T, rg), out=o),
+    "logit": lambda T, rg, o: T.logit(_x(T, rg).sigmoid(), out=o),
+    "isin": lambda T, rg, o: T.isin(_x(T, rg), _x(T)[0], out=o),
+    "softplus": lambda T, rg, o: T.nn.functional.softplus(_x(T, rg), out=o),
+    "addmm": lambda T, rg, o: T.addmm(_x(T, rg), _x(T), _x(T), out=o),
+    "addmv": lambda T, rg, o: T.addmv(_x(T, rg)[0], _x(T), _x(T)[1], out=o),
+    "addbmm": lambda T, rg, o: T.addbmm(_x(T, rg), _x(T)[None], _x(T)[None], out=o),
+    "baddbmm": lambda T, rg, o: T.baddbmm(_x(T, rg)[None], _x(T)[None], _x(T)[None], out=o),
+    "mv": lambda T, rg, o: T.mv(_x(T, rg), _x(T)[0], out=o),
+    "lstsq": lambda T, rg, o: T.linalg.lstsq(_x(T, rg), _x(T), out=o),
+    "cross": lambda T, rg, o: T.cross(T.tensor([1., 2., 3.], requires_grad=rg),
+                                      T.tensor([0., 1., 5.]), dim=0, out=o),
+    "column_stack": lambda T, rg, o: T.column_stack([_x(T, rg), _x(T)], out=o),
+    "dstack": lambda T, rg, o: T.dstack([_x(T, rg), _x(T)], out=o),
+    "cummax": lambda T, rg, o: T.cummax(_x(T, rg), 0, out=o),
+    "cummin": lambda T, rg, o: T.cummin(_x(T, rg), 1, out=o),
+    "aminmax": lambda T, rg, o: T.aminmax(_x(T, rg), dim=0, out=o),
+    "logcumsumexp": lambda T, rg, o: T.logcumsumexp(_x(T, rg), 0, out=o),
+    "argmax": lambda T, rg, o: T.argmax(_x(T, rg), out=o),
+    "argmin": lambda T, rg, o: T.argmin(_x(T, rg), 1, out=o),
+    "nanmean": lambda T, rg, o: T.nanmean(_x(T, rg).log(), out=o),
+    "nansum": lambda T, rg, o: T.nansum(_x(T, rg).log(), 0, out=o),
+    "take": lambda T, rg, o: T.take(_x(T, rg), _i(T), out=o),
+    "scatter": lambda T, rg, o: T.scatter(_x(T, rg), 0, _i(T), _x(T), out=o),
+    "scatter_add": lambda T, rg, o: T.scatter_add(_x(T, rg), 1, _i(T), _x(T), out=o),
+    "bucketize": lambda T, rg, o: T.bucketize(_x(T, rg), T.tensor([0., 1.]), out=o),
+    "searchsorted": lambda T, rg, o: T.searchsorted(T.tensor([0., 1.]), _x(T, rg), out=o),
+    "softmax": lambda T, rg, o: T.softmax(_x(T, rg), 0, out=o),
+    "log_softmax": lambda T, rg, o: T.log_softmax(_x(T, rg), 1, out=o),
+    "softshrink": lambda T, rg, o: T.nn.functional.softshrink(_x(T, rg), out=o),
+    "hardshrink": lambda T, rg, o: T.nn.functional.hardshrink(_x(T, rg), out=o),
+    "gelu": lambda T, rg, o: T.nn.functional.gelu(_x(T, rg), out=o),
+    "linear": lambda T, rg, o: T.nn.functional.linear(_x(T, rg), _x(T), _x(T)[0], out=o),
+    "avg_pool2d": lambda T, rg, o: T.nn.functional.avg_pool2d(
+        _x(T, rg).reshape(1, 1, 2, 2), 1, out=o),
+    "avg_pool3d": lambda T, rg, o: T.nn.functional.avg_pool3d(
+        _x(T, rg).reshape(1, 1, 1, 2, 2), 1, out=o),
+    "logsigmoid": lambda T, rg, o: T.nn.functional.logsigmoid(_x(T, rg), out=o),
+}
+
+
+def _outs_like(T, r, dtype):
+    rs = r if isinstance(r, tuple) else (r,)
+    outs = tuple(T.empty(0, dtype=dtype or t.dtype) for t in rs)
+    return outs if isinstance(r, tuple) else outs[0]
+
+
+@pytest.mark.parametrize("name", sorted(_OUT_OPS))
+def test_out_ops(name):
+    # values written into out, torch's autograd error (or none), and its rule for an out of
+    # another dtype (a cast, or its message), each against torch
+    call = _OUT_OPS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for rg, dtype in ((False, None), (True, None), (False, "float64"), (False, "int64"),
+                          (False, "float16")):
+            def run(T, rg=rg, dtype=dtype):
+                with T.no_grad():
+                    r = call(T, False, None)
+                o = _outs_like(T, r, dtype and getattr(T, dtype))
+                got = call(T, rg, o)
+                os_ = o if isinstance(o, tuple) else (o,)
+                return (*os_, any(got is t for t in os_), *(t.requires_grad for t in os_))
+            _same(run)
+
+
+def test_out_random_ops():
+    # normal and bernoulli: out takes the draw (its shape, dtype, version), and torch's
+    # autograd error
+    for fn in (lambda T, o, rg: T.normal(_x(T, rg), 1.0, out=o),
+               lambda T, o, rg: T.bernoulli(_x(T, rg).abs() / 2, out=o)):
+        for T in (wgrad, torch):
+            o = T.zeros(2, 2, dtype=T.float64)
+            r = fn(T, o, False)
+            assert r is o and o._version == 1 and o.dtype == T.float64
+        a, b = (_run(T, lambda T: fn(T, T.empty(0), True)) for T in (wgrad, torch))
+        assert a == b and a[0] == "RuntimeError"
+
+
 def test_out_without_gradient():
     # torch's out variant of these is not differentiable: no error, a result without grad
     _same(lambda T: (T.tensordot(_A(T, True), _A(T), out=T.empty(0)),

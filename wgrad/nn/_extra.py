@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import _creation
+from ..ops import _out
 from ..ops._primitive import Primitive
 from ..ops.elementwise import _real_only, relu, sigmoid, softplus, tanh, where
 from ..ops.shape import cat
@@ -569,3 +570,6 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
             f"{dims[2]}D inputs")
     d = distance_function if distance_function is not None else pairwise_distance
     return _triplet(d, anchor, positive, negative, margin, swap, reduction)
+
+
+_out.install(globals(), "nn_extra")  # NOTE [out= arguments]

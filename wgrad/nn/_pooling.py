@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _creation
 from ..jax.interop import jax_function
+from ..ops import _out
 from ..ops._primitive import Primitive
 from ..ops.elementwise import _real_only
 from ._interpolation import _apply_taps, _adaptive_taps
@@ -646,3 +647,6 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     tensor([[[[8.]]]])
     """
     return _lp(input, 3, norm_type, kernel_size, stride, ceil_mode, avg_pool3d)
+
+
+_out.install(globals(), "pooling")  # NOTE [out= arguments]
