@@ -158,12 +158,14 @@ def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _f.r2c("ihfft", input, shape, dims, norm, False).conj()
 
 
-def _freq_dtype(dtype):
-    return D.get_default_dtype() if dtype is None else D.as_dtype(dtype)
+def _freq_dtype(dtype, name):
+    dt = D.get_default_dtype() if dtype is None else D.as_dtype(dtype)
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError(f"{name} requires a floating point or complex dtype")
+    return dt
 
 
-def fftfreq(n, d=1.0, *, dtype=None, device=None, layout=None, requires_grad=False,
-            out=None):
+def fftfreq(n, d=1.0, *, dtype=None, device=None, layout=None, requires_grad=False):
     """Sample frequencies of an ``n``-point transform with spacing ``d``.
 
     Examples
@@ -171,13 +173,12 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None, layout=None, requires_grad=Fal
     >>> wgrad.fft.fftfreq(4)
     tensor([ 0.0000,  0.2500, -0.5000, -0.2500])
     """
-    dt = _freq_dtype(dtype)
+    dt = _freq_dtype(dtype, "fftfreq")
     t = _make(_jnp.fft.fftfreq(n, d).astype(dt.np))
     return t.requires_grad_() if requires_grad else t
 
 
-def rfftfreq(n, d=1.0, *, dtype=None, device=None, layout=None, requires_grad=False,
-             out=None):
+def rfftfreq(n, d=1.0, *, dtype=None, device=None, layout=None, requires_grad=False):
     """Sample frequencies of :func:`rfft` of an ``n``-point signal.
 
     Examples
@@ -185,7 +186,7 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None, layout=None, requires_grad=Fa
     >>> wgrad.fft.rfftfreq(5)
     tensor([0.0000, 0.2000, 0.4000])
     """
-    dt = _freq_dtype(dtype)
+    dt = _freq_dtype(dtype, "rfftfreq")
     t = _make(_jnp.fft.rfftfreq(n, d).astype(dt.np))
     return t.requires_grad_() if requires_grad else t
 

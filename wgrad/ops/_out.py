@@ -24,14 +24,14 @@ from .. import _dtype as D
 from .._autograd import forward_ad as _fw
 from .._autograd.grad_mode import _state
 from .._tensor import Tensor, _make
+from ._primitive import Primitive
 from ._views import _write, rebind
 
 __all__ = ["install", "TAKES_OUT"]
 
 # family -> the names that take out= (TAKES_OUT); per name, torch's op in the autograd
 # error (_ATEN, default the name; none for _NO_GRAD_ERROR) and how out's dtype is checked
-# (_rule: a cast by default, _EXACT, _DTYPE_MESSAGE, _CAST_MESSAGE). Checked against
-# torch 2.13 (tests/test_aliasing.py).
+# (_RULES: a cast by default). Checked against torch 2.13 (tests/test_aliasing.py).
 _ELEMENTWISE = (
     "add sub mul div true_divide floor_divide remainder neg negative pow reciprocal square "
     "exp log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh "
@@ -43,9 +43,8 @@ _ELEMENTWISE = (
     "xlogy digamma erfc erfinv lgamma logit isin softplus")
 _NO_GRAD_ERROR = ("floor_divide eq ne lt le gt ge bitwise_not bitwise_and bitwise_or "
                   "bitwise_xor logical_not logical_and logical_or logical_xor conj_physical "
-                  "all any nonzero inner matrix_power diag tensordot matrix_norm isin "
-                  "signbit bucketize searchsorted argmax argmin softmax log_softmax "
-                  "heaviside").split()
+                  "all any nonzero tensordot isin signbit bucketize searchsorted argmax "
+                  "argmin").split()
 _ATEN = {"negative": "neg", "square": "pow", "clip": "clamp", "true_divide": "div",
          "absolute": "abs", "concat": "cat", "concatenate": "cat", "hstack": "cat",
          "vstack": "cat", "diff": "sub", "outer": "mul", "ger": "mul", "kron": "mul",
@@ -61,49 +60,132 @@ _ATEN = {"negative": "neg", "square": "pow", "clip": "clamp", "true_divide": "di
          "rfftn": "_fft_r2c", "ihfft": "_fft_r2c", "irfft": "_fft_c2r", "irfft2": "_fft_c2r",
          "irfftn": "_fft_c2r", "hfft": "_fft_c2r", "float_power": "pow",
          "column_stack": "cat", "dstack": "cat", "nanmean": "nansum",
-         "logsigmoid": "log_sigmoid_forward", "lstsq": "linalg_lstsq"}
-_EXACT = set(
-    "neg negative matmul mm bmm dot vdot tensordot amax amin sort inverse solve inv det "
-    "slogdet eigh eigvalsh svd svdvals qr cholesky matrix_norm vector_norm norm cross "
-    "multi_dot vecdot ifft ihfft addmm addmv baddbmm mv isin softmax log_softmax aminmax "
-    "avg_pool2d avg_pool3d linear scatter scatter_add argmax argmin".split())
-# ops whose out dtype check has a message of its own ({res}: the result's dtype, {out}:
-# out's, as torch's ScalarType names): exact, except those in _CAST_MESSAGE (a cast as
-# by default, this message where the default one would be)
-_DTYPE_MESSAGE = {
-    **dict.fromkeys(("gelu", "softplus", "softshrink", "hardshrink"),
-                    "Found dtype {out} but expected {res}"),
-    **dict.fromkeys(("cummax", "cummin", "logcumsumexp"),
-                    "expected scalar_type {res} but found {out}"),
-    "logsigmoid": "expected scalar type {res} but found {out}",
-    "take": "take(): self and out expected to have the same dtype, but got self.dtype = {res} "
-            "and out.dtype = {out}",
-    "nan_to_num": "nan_to_num: dtype of out: {out} should be same as input: {res}",
-    "float_power": "the output given to float_power has dtype {out} but the operation's "
-                   "result requires dtype {res}",
-    "signbit": "signbit does not support non-boolean outputs.",
-    "heaviside": "heaviside is not yet implemented for tensors with different dtypes.",
-    "addbmm": "self and mat2 must have the same dtype, but got {out} and {res}",
-    **dict.fromkeys(("searchsorted", "bucketize"), (
+         "logsigmoid": "log_sigmoid_forward", "lstsq": "linalg_lstsq",
+         "matrix_power": "matmul"}
+# How each op checks out's dtype against its result's (``_rule``): (how, exception,
+# message). how: "exact" (the same dtype), "cast" (a result kind that fits: bool < int <
+# float < complex), "float" (a floating out), "floatc" (floating or complex), "real" (not
+# complex), "cast_exact" (the message where the kind does not fit, else exact with the
+# common message). The message's fields: {res}/{out} torch's ScalarType names of the result's and
+# out's dtype, {cres}/{cout} its C++ names; None: torch's common message of that how.
+# Unlisted: ("cast", RuntimeError, None). A key "family.name" is one family's op only.
+_COMMON = {"exact": "Expected out tensor to have dtype {cres}, but got {cout} instead",
+           "cast": "result type {res} can't be cast to the desired output type {out}"}
+
+
+def _rules(how, names, message=None, exc=RuntimeError):
+    return dict.fromkeys(names.split(), (how, exc, message))
+
+
+_RULES = {
+    **_rules("exact", "mm bmm sort inverse solve inv det slogdet eigh eigvalsh "
+                      "svd svdvals qr cholesky vector_norm reduction.norm cross ifft ihfft "
+                      "addmm addmv baddbmm mv isin softmax log_softmax aminmax avg_pool2d "
+                      "avg_pool3d linear scatter scatter_add argmax argmin max min topk "
+                      "gather take_along_dim tril triu index_copy index_add index_reduce "
+                      "scatter_reduce"),
+    **_rules("exact", "gelu softplus softshrink hardshrink abs absolute ceil floor frac round "
+                      "sign sgn trunc conj_physical neg negative",
+             "Found dtype {out} but expected {res}"),
+    **_rules("exact", "cummax cummin logcumsumexp",
+             "expected scalar_type {res} but found {out}"),
+    **_rules("exact", "logsigmoid", "expected scalar type {res} but found {out}"),
+    **_rules("exact", "take", "take(): self and out expected to have the same dtype, but got "
+                              "self.dtype = {res} and out.dtype = {out}"),
+    **_rules("exact", "nan_to_num",
+             "nan_to_num: dtype of out: {out} should be same as input: {res}"),
+    **_rules("exact", "float_power", "the output given to float_power has dtype {out} but "
+                                     "the operation's result requires dtype {res}"),
+    **_rules("exact", "signbit", "signbit does not support non-boolean outputs."),
+    **_rules("exact", "heaviside",
+             "heaviside is not yet implemented for tensors with different dtypes."),
+    **_rules("exact", "addbmm", "self and mat2 must have the same dtype, but got {out} and "
+                                "{res}"),
+    **_rules("exact", "searchsorted bucketize", (
         "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
         "Long(int64) depending on whether out_int32 flag is True, but we got output tensor's "
         "dtype {out} and out_int32 flag is {flag}")),
+    **_rules("exact", "kthvalue", "output values must be of same type as input"),
+    **_rules("cast_exact", "diag_vector",
+             "diag: result type {res} can't be cast to the desired out= type {out}"),
+    **_rules("exact", "masked_select",
+             "masked_select(): self and result must have the same scalar type"),
+    **_rules("exact", "index_select",
+             "index_select(): self and result must have the same scalar type"),
+    **_rules("exact", "dot vdot", "result dtype {out} does not match input dtype {res}"),
+    **_rules("exact", "complex polar", "Expected object of scalar type {res} but got scalar "
+                                       "type {out} for argument 'out'"),
+    **_rules("exact", "inner tensordot", "tensordot: Expected the output tensor to have "
+                                         "dtype {res}, but got an output tensor with dtype "
+                                         "{out}"),
+    **_rules("exact", "nonzero",
+             "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}"),
+    **_rules("exact", "all", "all only supports bool tensor for result, got: {out}"),
+    **_rules("exact", "any", "any only supports bool tensor for result, got: {out}"),
+    **_rules("exact", "amax amin", "Expected the dtype for input and out to match, but got "
+                                   "{res} for input's dtype and {out} for out's dtype."),
+    **_rules("exact", "vecdot", "linalg.vecdot: Expected out of dtype{res} but found {out}"),
+    **_rules("exact", "multi_dot",
+             "multi_dot(): expected out tensor to have dtype {cres} but got {cout}"),
+    **_rules("exact", "linear_algebra.norm",
+             "linalg.norm expected out tensor dtype {res} but got: {out}"),
+    **_rules("exact", "matrix_norm",
+             "linalg.matrix_norm expected out tensor dtype {res} but got: {out}"),
+    **_rules("cast", "lstsq", "torch.linalg.lstsq: Expected solution to be safely castable "
+                              "from {res} dtype, but got solution with dtype {out}"),
+    **_rules("cast", "eig", "torch.linalg.eig: Expected eigenvalues to be safely castable "
+                            "from {res} dtype, but got eigenvalues with dtype {out}"),
+    **_rules("cast", "eigvals", "torch.linalg.eigvals: Expected eigenvalues to be safely "
+                                "castable from {res} dtype, but got eigenvalues with dtype "
+                                "{out}"),
+    **_rules("cast_exact", "matrix_power", "matrix_power: Expected result to be safely "
+                                           "castable from {res} dtype, but got result with "
+                                           "dtype {out}"),
+    **_rules("cast", "pinv", "linalg.pinv: Expected result to be safely castable from {res} "
+                             "dtype, but got result with dtype {out}"),
+    **_rules("cast", "mean", "mean.dtype_out(): input types can't be cast to the desired "
+                             "output type {out}"),
+    **_rules("cast", "cat concat concatenate stack hstack vstack column_stack dstack",
+             "torch.cat(): input types can't be cast to the desired output type {out}",
+             TypeError),
+    **_rules("float", "nansum nanmean", "\"nansum_cpu\" not implemented for '{out}'",
+             NotImplementedError),
+    **_rules("float", "irfft hfft", "{name} expects a floating point output tensor, but got "
+                                    "{out}"),
+    **_rules("float", "irfft2 irfftn",
+             "irfftn expects a floating point output tensor, but got {out}"),
+    **_rules("floatc", "logsumexp",
+             "logsumexp(): Expected floating point type for result tensor, but got: {out}"),
+    **_rules("floatc", "normal", "\"normal_kernel_cpu\" not implemented for '{out}'",
+             NotImplementedError),
+    **_rules("real", "bernoulli",
+             "\"bernoulli_tensor_cpu_self_\" not implemented for '{out}'",
+             NotImplementedError),
 }
-# a cast as by default, with torch's message and exception where it fails
-_CAST_MESSAGE = {
-    "lstsq": (RuntimeError, "torch.linalg.lstsq: Expected solution to be safely castable "
-                            "from {res} dtype, but got solution with dtype {out}"),
-    **dict.fromkeys(("cat", "concat", "concatenate", "stack", "hstack", "vstack",
-                     "column_stack", "dstack"),
-                    (TypeError, "torch.cat(): input types can't be cast to the desired "
-                                "output type {out}")),
+# fft's complex-output check names the n-dimensional transform, as torch
+_FFT_NAME = {"fft2": "fftn", "ifft2": "fftn", "ifftn": "fftn", "rfft2": "rfftn"}
+# computed in out's dtype when no dtype is given (torch: 0.5 sums to 0 into a long out)
+_IN_OUT_DTYPE = ("cumsum", "cumprod")
+# No autograd error, and out takes a history as torch's composite out variants give it:
+# the result's through an in-place copy ("history": a backward through out works), or a
+# node that raises at backward naming this aten op (a function of the arguments for diag)
+_OUT_GRAPH = {
+    "inner": "history", "linear_algebra.norm": "history", "matrix_norm": "history",
+    "softmax": "softmax", "log_softmax": "log_softmax", "heaviside": "heaviside",
+    "conj_physical": "conj_physical",
+    "diag": lambda args: "diag_embed" if args[0].ndim == 1 else "diagonal_copy",
 }
-# a cast into a floating out only
-_FLOAT_OUT = dict.fromkeys(("nansum", "nanmean"), "\"nansum_cpu\" not implemented for '{out}'")
-# no autograd error, and out takes the result's history (torch gives out a node that
-# raises at backward for softmax and log_softmax: docs/differences.md)
-_OUT_WITH_GRAPH = ("softmax", "log_softmax", "heaviside")
+_RAISES = {}  # aten op -> the identity Primitive whose backward raises torch's error
 
+
+def _raises_at_backward(aten):
+    p = _RAISES.get(aten)
+    if p is None:
+        def formula(grad):
+            raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+        p = _RAISES[aten] = Primitive(f"out_{aten}", lambda self: self,
+                                      node_name="NotImplemented", self=formula)
+    return p
 TAKES_OUT = {
     "elementwise": _ELEMENTWISE.split(),
     "shape": "cat concat concatenate stack hstack vstack column_stack dstack cross".split(),
@@ -113,10 +195,10 @@ TAKES_OUT = {
     "linear_algebra": ("matmul mm bmm dot vdot outer ger inner inverse matrix_power "
                        "chain_matmul tensordot solve inv det slogdet eigh eigvalsh eig "
                        "eigvals svd svdvals qr cholesky pinv matrix_norm vector_norm "
-                       "cross multi_dot vecdot addmm addmv addbmm baddbmm mv lstsq").split(),
+                       "cross multi_dot vecdot addmm addmv addbmm baddbmm mv lstsq norm").split(),
     "indexing": ("index_select gather take_along_dim masked_select nonzero sort topk "
                  "kthvalue tril triu diag kron take scatter scatter_add bucketize "
-                 "searchsorted").split(),
+                 "searchsorted index_copy index_add index_reduce scatter_reduce").split(),
     "fft": ("fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft "
             "ihfft").split(),
     "activation": "softmax log_softmax softshrink hardshrink gelu".split(),
@@ -124,6 +206,12 @@ TAKES_OUT = {
     "pooling": ["avg_pool2d", "avg_pool3d"],
     "nn_extra": ["logsigmoid"],
     "creation": ["normal", "bernoulli"],
+}
+# factory functions: out's dtype unless dtype= is given (then it must match), and out is
+# resized without a warning, as torch's
+FACTORIES = {
+    "creation": "zeros ones empty full eye arange linspace logspace rand randn".split(),
+    "fft": ["fftfreq", "rfftfreq"],
 }
 
 # torch's C++ names of the dtypes, as its exact-dtype message prints them
@@ -151,60 +239,85 @@ def _requires_grad(args):
     return False
 
 
-def _cast(r, o, rule):
-    """``r``'s array in ``out``'s dtype, or torch's error where ``rule`` (``(how, message,
-    exception)`` from ``_rule``) forbids it."""
+_FITS = {"exact": lambda rd, od: False,
+         "cast_exact": lambda rd, od: _KIND_RANK[rd.kind] <= _KIND_RANK[od.kind],
+         "cast": lambda rd, od: _KIND_RANK[rd.kind] <= _KIND_RANK[od.kind],
+         "float": lambda rd, od: od.kind == "f",
+         "floatc": lambda rd, od: od.kind in "fc",
+         "real": lambda rd, od: od.kind != "c"}
+
+
+def _cast(r, o, rule, name):
+    """``r``'s array in ``out``'s dtype, or torch's error where ``rule`` (``(how,
+    exception, message)`` from ``_rule``) forbids it."""
     rd, od = r._data.dtype, o._data.dtype
     if rd == od:
         return r._data
-    how, msg, exc = rule
-    if how == "exact" and msg is None:
-        raise RuntimeError(f"Expected out tensor to have dtype {_CPP[rd.name]}, but got "
-                           f"{_CPP[od.name]} instead")
-    if how == "exact" or (how == "float" and od.kind != "f") or \
-            _KIND_RANK[rd.kind] > _KIND_RANK[od.kind]:
-        msg = msg or "result type {res} can't be cast to the desired output type {out}"
+    how, exc, msg = rule
+    if how == "cast_exact" and _FITS[how](rd, od):
+        how, msg = "exact", None
+    if not _FITS[how](rd, od):
+        msg = msg or _COMMON[how]
         raise exc(msg.format(res=D.from_np(rd).scalar_name, out=D.from_np(od).scalar_name,
-                             flag=rd == jnp.int32))
+                             cres=_CPP[rd.name], cout=_CPP[od.name], flag=rd == jnp.int32,
+                             name=name))
     return r._data.astype(od)
 
 
-def _bounds_rule(args, kwargs):
+def _clamp_rule(args, kwargs):
     """clamp's rule: with number bounds out's dtype exactly, with tensor bounds a cast."""
     if any(isinstance(a, Tensor) for a in (*args[1:], *kwargs.values())):
-        return "cast", None, RuntimeError
-    return "exact", _DTYPE_MESSAGE["gelu"], RuntimeError
+        return "cast", RuntimeError, None
+    return _RULES["gelu"]
 
 
-def _rule(name):
-    """How ``name`` checks its out dtype: ``(how, message, exception)``, ``how`` "exact",
-    "cast" or "float" (a cast into a floating out), ``message`` None for torch's common
-    one; for clamp, a function of the call's arguments giving that triple."""
+def _matmul_rule(args, kwargs):
+    """matmul's: dot's message for two vectors, mm's otherwise."""
+    if all(isinstance(a, Tensor) and a.ndim == 1 for a in args[:2]):
+        return _RULES["dot"]
+    return _RULES["mm"]
+
+
+def _diag_rule(args, kwargs):
+    """diag's: building a matrix from a vector casts first, taking a diagonal is exact."""
+    return _RULES["diag_vector"] if args[0].ndim == 1 else ("exact", RuntimeError, None)
+
+
+def _rule(family, name):
+    """How ``name`` of ``family`` checks its out dtype (``_RULES``); for clamp, matmul and
+    diag, a function of the call's arguments giving that."""
     if name in ("clamp", "clip", "clamp_min", "clamp_max"):
-        return _bounds_rule
-    if name in _DTYPE_MESSAGE:
-        return "exact", _DTYPE_MESSAGE[name], RuntimeError
-    if name in _CAST_MESSAGE:
-        return "cast", _CAST_MESSAGE[name][1], _CAST_MESSAGE[name][0]
-    if name in _FLOAT_OUT:
-        return "float", _FLOAT_OUT[name], NotImplementedError
-    return ("exact" if name in _EXACT else "cast"), None, RuntimeError
+        return _clamp_rule
+    if name == "matmul":
+        return _matmul_rule
+    if name == "diag":
+        return _diag_rule
+    return _RULES.get(f"{family}.{name}") or _RULES.get(name) or ("cast", RuntimeError, None)
 
 
-def _store(o, data):
+def _resized(o, shape, warn=True):
+    """Whether ``o`` was resized to ``shape`` (as torch's resize_output: a warning when it
+    had elements); its new array is zeros."""
+    if o._data.shape == shape:
+        return False
+    if o._data.size and warn:
+        warnings.warn(_ERR_RESIZE.format(list(o._data.shape), list(shape)), UserWarning,
+                      stacklevel=5)
+    rebind(o, _make(jnp.zeros(shape, o._data.dtype)))
+    return True
+
+
+def _store(o, data, warn=True):
     """Write ``data`` into ``o`` as an in-place update (resized first if its shape
-    differs, as torch's resize_output)."""
-    if o._data.shape != data.shape:
-        if o._data.size:
-            warnings.warn(_ERR_RESIZE.format(list(o._data.shape), list(data.shape)),
-                          UserWarning, stacklevel=4)
+    differs)."""
+    if _resized(o, data.shape, warn):
         rebind(o, _make(data))
     else:
         _write(o, data)
     o._vc.v += 1
 
 
-def apply_out(fn_name, aten, rule, result, out, args, graph=False):
+def apply_out(fn_name, aten, rule, result, out, args, graph=None):
     """Write ``result`` into ``out`` (a tensor, or a tuple for a tuple result) and return
     ``out`` in the result's form (NOTE [out= arguments])."""
     many = isinstance(result, tuple)
@@ -219,11 +332,12 @@ def apply_out(fn_name, aten, rule, result, out, args, graph=False):
     if len(outs) != len(results):
         raise RuntimeError(f"{fn_name}(): expected out to have {len(results)} tensors, but "
                            f"got {len(outs)}")
-    data = [_cast(r, o, rule) for r, o in zip(results, outs)]
+    data = [_cast(r, o, rule, fn_name) for r, o in zip(results, outs)]
     for o, d, r in zip(outs, data, results):
-        if graph and r.requires_grad:  # out takes r's history, as an in-place copy does
-            if o._data.shape != d.shape:
-                _store(o, jnp.zeros(d.shape, o._data.dtype))
+        if graph is not None and r.requires_grad:  # _OUT_GRAPH
+            if graph != "history":
+                r = _raises_at_backward(graph(args) if callable(graph) else graph)(r)
+            _resized(o, d.shape)
             o.copy_(r)
         else:
             _store(o, jnp.asarray(d))
@@ -232,8 +346,7 @@ def apply_out(fn_name, aten, rule, result, out, args, graph=False):
     return type(result)(*outs) if hasattr(result, "_fields") else outs
 
 
-def _takes_out(fn, aten, rule, name):
-    graph = name in _OUT_WITH_GRAPH
+def _takes_out(fn, aten, rule, name, graph):
 
     @functools.wraps(fn)
     def with_out(*args, out=None, **kwargs):
@@ -241,8 +354,8 @@ def _takes_out(fn, aten, rule, name):
             return fn(*args, **kwargs)
         if aten in ("_fft_c2c", "_fft_r2c") and isinstance(out, Tensor) and \
                 not out.is_complex():
-            raise RuntimeError(f"{fn.__name__} expects a complex output tensor, but got "
-                               f"{out.dtype.scalar_name}")
+            raise RuntimeError(f"{_FFT_NAME.get(name, name)} expects a complex output tensor, "
+                               f"but got {out.dtype.scalar_name}")
         if aten is not None and _state.grad and (
                 _requires_grad(args) or _requires_grad(kwargs.values()) or
                 _requires_grad(out if isinstance(out, (tuple, list)) else (out,))):
@@ -253,8 +366,47 @@ def _takes_out(fn, aten, rule, name):
                 args, kwargs.values(), out if isinstance(out, (tuple, list)) else (out,))):
             raise RuntimeError(f"Trying to use forward AD with {aten or fn.__name__}_out that "
                                f"does not support it because it is an out= function")
+        if name in _IN_OUT_DTYPE and kwargs.get("dtype") is None and isinstance(out, Tensor):
+            if out.dtype.scalar_name == "Bool":
+                raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+            kwargs["dtype"] = out.dtype
         how = rule(args, kwargs) if callable(rule) else rule
         return apply_out(name, aten, how, fn(*args, **kwargs), out, args, graph)
+    with_out.without_out = fn
+    return with_out
+
+
+# sequences keep out's shape when it has their length; the first three warn otherwise
+_SEQUENCES = ("arange", "fftfreq", "rfftfreq", "linspace", "logspace")
+_ERR_RANGE = ("The number of elements in the out tensor of shape {} is {} which does not "
+              "match the computed number of elements {}. Note that this may occur as a "
+              "result of rounding error. The out tensor will be resized to a tensor of shape "
+              "({},).")
+
+
+def _factory(fn, name):
+    """``fn`` (a factory) with torch's ``out=`` (FACTORIES)."""
+    @functools.wraps(fn)
+    def with_out(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
+                            f"{type(out).__name__}")
+        dtype = kwargs.get("dtype")
+        if dtype is not None and D.as_dtype(dtype) != out.dtype:
+            raise RuntimeError(f"dtype {D.as_dtype(dtype).scalar_name} does not match dtype "
+                               f"of out parameter ({out.dtype.scalar_name})")
+        kwargs["dtype"] = out.dtype
+        data = fn(*args, **kwargs)._data
+        if name in _SEQUENCES and out._data.size == data.size:
+            data = data.reshape(out._data.shape)  # torch fills out in its own shape
+        elif name in _SEQUENCES[:3] and out._data.size:
+            warnings.warn(_ERR_RANGE.format(list(out._data.shape), out._data.size, data.size,
+                                            data.size),
+                          UserWarning, stacklevel=2)
+        _store(out, data, warn=False)
+        return out
     with_out.without_out = fn
     return with_out
 
@@ -264,11 +416,19 @@ def _tensors(*groups):
 
 
 def install(namespace, family):
-    """Wrap the functions of ``TAKES_OUT[family]`` in ``namespace`` (a module's dict)."""
+    """Wrap the functions of ``TAKES_OUT[family]`` and ``FACTORIES[family]`` in
+    ``namespace`` (a module's dict)."""
+    for name in FACTORIES.get(family, ()):
+        namespace[name] = _factory(getattr(namespace[name], "without_out", namespace[name]),
+                                   name)
     for name in TAKES_OUT[family]:
         fn = namespace[name]
         aten = None if name in _NO_GRAD_ERROR else _ATEN.get(name, name)
         # torch's argument parser names the linalg-only functions linalg_<name>
         parser = name if family != "linear_algebra" or name in namespace["__all__"] \
             else "linalg_" + name
-        namespace[name] = _takes_out(getattr(fn, "without_out", fn), aten, _rule(name), parser)
+        graph = _OUT_GRAPH.get(f"{family}.{name}", _OUT_GRAPH.get(name))
+        if graph is not None:
+            aten = None  # no autograd error: out takes a history
+        namespace[name] = _takes_out(getattr(fn, "without_out", fn), aten,
+                                     _rule(family, name), parser, graph)

@@ -426,6 +426,10 @@ def index_add(input, dim, index, source, *, alpha=1):
     >>> wgrad.zeros(3).index_add(0, wgrad.tensor([0, 0, 2]), wgrad.tensor([1., 2., 3.]))
     tensor([3., 0., 3.])
     """
+    if input.ndim == 0:  # torch: a 0-d input is one slot
+        _wrap_dim(dim, 0)
+        return index_add(input.reshape(1), 0, index, source.reshape(-1),
+                         alpha=alpha).reshape(())
     d, key, arrays = _dim_index(input, dim, index, "index_add")
     _check_source(input, d, index, source, "index_add_")
     _same_dtype(input, source, "index_add_():")
@@ -436,6 +440,9 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 def index_copy(input, dim, index, source):
     """``input`` with the slices of ``source`` copied to ``index`` along ``dim``."""
+    if input.ndim == 0:  # torch: a 0-d input is one slot
+        _wrap_dim(dim, 0)
+        return index_copy(input.reshape(1), 0, index, source.reshape(-1)).reshape(())
     d, key, arrays = _dim_index(input, dim, index, "index_copy")
     _check_source(input, d, index, source, "index_copy_")
     _same_dtype(input, source, "index_copy_():")

@@ -20,7 +20,7 @@ from .._tensor import _make
 from ._primitive import Primitive
 from .._autograd.grad_mode import no_grad
 from .conv import _conv, _tuple
-from .elementwise import _real_only, clamp, eq, where
+from .elementwise import _real_only, clamp, div, eq, where
 from .indexing import index_add
 from .linear_algebra import addmm, einsum, matmul
 from .reduction import amax, mean, sum, var, vector_norm
@@ -519,9 +519,9 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     >>> wgrad.nn.functional.normalize(wgrad.tensor([[3., 4.]]))
     tensor([[0.6000, 0.8000]])
     """
-    if out is not None:
-        raise NotImplementedError("normalize: out= is not supported by wgrad")
     norm = vector_norm(input, p, dim, keepdim=True)
+    if out is not None:  # torch's: div's out= (its rules and errors)
+        return div(input, clamp(norm, min=eps).expand_as(input), out=out)
     return input / clamp(norm, min=eps).expand_as(input)
 
 

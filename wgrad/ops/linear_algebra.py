@@ -1296,7 +1296,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return out
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """``vector_norm`` or ``matrix_norm`` depending on ``ord``/``dim``, as torch.linalg.norm."""
     if dim is not None:
         dim = (dim,) if isinstance(dim, int) else tuple(dim)
