@@ -334,7 +334,7 @@ def _unfold_jax(x, geom):
     n, c = x.shape[:2]
     x = jnp.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
     t = _block_table(padded, k, d, s, blocks)
-    win = x.reshape(n, c, -1)[..., t]                           # (N, C, L, K)
+    win = x.reshape(n, c, x.shape[2] * x.shape[3])[..., t]       # (N, C, L, K)
     return jnp.swapaxes(win, -1, -2).reshape(n, c * t.shape[1], t.shape[0])
 
 

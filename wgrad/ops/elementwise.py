@@ -4,6 +4,7 @@ Every formula follows NOTE [Conjugate Wirtinger convention] in _primitive.py.
 """
 import builtins
 import math
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -589,8 +590,9 @@ def imag(input):
     return _imag(input)
 
 
-_complex = Primitive("complex", lambda real, imag: jax.lax.complex(real, imag),
-                     real=lambda grad: grad.real, imag=lambda grad: grad.imag)
+_complex = Primitive(
+    "complex", lambda real, imag: jax.lax.complex(*jnp.broadcast_arrays(real, imag)),
+    real=lambda grad: grad.real, imag=lambda grad: grad.imag)
 
 
 def complex(real, imag):  # noqa: A001 - torch's name
@@ -659,6 +661,13 @@ def where(condition, input=None, other=None):
     """``input`` where ``condition`` else ``other``; one argument: ``nonzero(as_tuple=True)``."""
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    if isinstance(condition, Tensor) and condition.dtype is not D.bool:
+        if condition.dtype is not D.uint8:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
+                               f"tensor with dtype {condition.dtype.scalar_name}")
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
+                      "and will be removed in a future version of PyTorch. Use a boolean "
+                      "condition instead.", UserWarning, stacklevel=2)
     return _where(condition, input, other, dtype=result_type(input, other).np)
 
 
@@ -696,8 +705,12 @@ _clamp = Primitive(
     "clamp", lambda self, min, max, *, op=None: _clamp_fwd(self, min, max),
     scalar_overload=_clamp_scalars, node_name_of=_clamp_name,
     self=lambda grad, self, min, max: where(_in_range(self, min, max), grad, 0.),
-    min=lambda grad, self, min: where(self < min, grad, 0.),
-    max=lambda grad, self, max: where(self > max, grad, 0.),
+    # torch's clamp_backward_min_max: where min > max the result is max, and only max
+    # takes the gradient
+    min=lambda grad, self, min, max: where(
+        self < min if max is None else (self < min) & (min < max), grad, 0.),
+    max=lambda grad, self, min, max: where(
+        self > max if min is None else (self > max) | (max < min), grad, 0.),
     jvp=lambda p, t: _clamp_jvp(*p, *t))
 
 
@@ -707,7 +720,8 @@ def _clamp_jvp(x, lo, hi, tx, tlo, thi):
     if lo is not None:
         out = jnp.where(x < lo, 0 if tlo is None else tlo, out)
     if hi is not None:
-        out = jnp.where(x > hi, 0 if thi is None else thi, out)
+        out = jnp.where((x > hi) if lo is None else (x > hi) | (hi < lo),
+                        0 if thi is None else thi, out)
     return out.astype(tx.dtype)
 
 
@@ -914,7 +928,33 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return _addc(_addcdiv, input, tensor1, tensor2, value)
 
 
+def logaddexp_complex(x, y):
+    """torch's complex log(exp(x) + exp(y)): the larger real part plus log1p(exp(min -
+    max)), so the imaginary part is carried, not wrapped into (-pi, pi]."""
+    first = jnp.real(x) >= jnp.real(y)
+    hi, lo = jnp.where(first, x, y), jnp.where(first, y, x)
+    lo_re = jnp.real(lo)
+    both_inf = ~jnp.isfinite(lo_re) & (lo_re == jnp.real(hi))
+    out = jnp.log1p(jnp.exp(lo - hi)) + hi
+    out = jnp.where(both_inf, jnp.where(lo_re < 0, lo, jnp.log(jnp.exp(lo) + jnp.exp(hi))),
+                    out)
+    nan = jnp.isnan(lo_re) | jnp.isnan(jnp.imag(lo))
+    return jnp.where(nan, jnp.array(builtins.complex(jnp.nan, jnp.nan), out.dtype), out)
+
+
+_logaddexp_c = Primitive(
+    "logaddexp", lambda self, other: logaddexp_complex(self, other),
+    self=lambda grad, self, other: grad / (1 + (other - self).exp()).conj(),
+    other=lambda grad, self, other: grad / (1 + (self - other).exp()).conj())
+
+
 def logaddexp(input, other):
+    """``log(exp(input) + exp(other))``, stably; complex as torch (see logaddexp_complex)."""
+    if (isinstance(input, Tensor) and input.is_complex()) or \
+            (isinstance(other, Tensor) and other.is_complex()):
+        d = result_type(input, other)
+        return _logaddexp_c(input.to(d) if isinstance(input, Tensor) else input,
+                            other.to(d) if isinstance(other, Tensor) else other)
     m = maximum(input, other).detach()
     return m + log(exp(input - m) + exp(other - m))
 
@@ -1001,10 +1041,27 @@ def _digamma_fwd(self):
     return jnp.where(self == 0, jnp.copysign(jnp.inf, -self), _SP.digamma(self))
 
 
+def _shifted_polygamma(n, x):
+    """polygamma(n, x), n >= 1, through the recurrence psi_n(x) = psi_n(x + 1) - (-1)^n n! /
+    x^(n+1) up to x >= 1: JAX's series is wrong far below 0 (polygamma(1, -8.3) off by 1%,
+    as Cephes, torch's, sums until its argument is past 9)."""
+    c = (-1.0) ** n * math.factorial(n)
+    move = (x < 1) & jnp.isfinite(x) & ~((x <= 0) & (x == jnp.floor(x)))
+
+    def body(state):
+        y, acc = state
+        m = move & (y < 1)
+        acc = acc - jnp.where(m, c / jnp.where(m, y, 1) ** (n + 1), 0)
+        return jnp.where(m, y + 1, y), acc
+    y, acc = jax.lax.while_loop(lambda st: jnp.any(move & (st[0] < 1)), body,
+                                (x, jnp.zeros_like(x)))
+    return _SP.polygamma(n, y) + acc
+
+
 def _polygamma_fwd(self, *, n):
     if n == 0:
         return _digamma_fwd(self)
-    out = _SP.polygamma(n, self)
+    out = _shifted_polygamma(n, self)
     # the poles at 0, -1, -2, ...: +inf for odd n, -inf for even n; trigamma(inf) = 0
     pole = (self <= 0) & (self == jnp.floor(self))
     out = jnp.where(pole, jnp.inf if n % 2 else -jnp.inf, out)

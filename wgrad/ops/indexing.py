@@ -46,6 +46,7 @@ sort_result = collections.namedtuple("sort", ["values", "indices"])
 topk_result = collections.namedtuple("topk", ["values", "indices"])
 kthvalue_result = collections.namedtuple("kthvalue", ["values", "indices"])
 median_result = collections.namedtuple("median", ["values", "indices"])
+nanmedian_result = collections.namedtuple("nanmedian", ["values", "indices"])
 
 
 def _raw(x):
@@ -1233,6 +1234,7 @@ _sort_values = _gather_prim("sort", "SortBackward0")
 _topk_values = _gather_prim("topk", "TopkBackward0")
 _kth_values = _gather_prim("kthvalue", "KthvalueBackward0")
 _median_values = _gather_prim("median_dim", "MedianBackward1")
+_nanmedian_values = _gather_prim("nanmedian_dim", "NanmedianBackward1")
 
 
 def _no_complex(input, name):
@@ -1373,9 +1375,15 @@ def nanmedian(input, dim=None, keepdim=False):
     tensor(3.)
     """
     _no_complex(input, "nanmedian")
-    if dim is not None:
-        raise NotImplementedError("nanmedian(dim=...) is not supported by wgrad; use "
-                                  "nanmedian(input) or median(dim=...)")
+    if dim is not None:  # the lower median of each slice's values that are not NaN
+        x = input.reshape(1) if input.ndim == 0 else input
+        d = _wrap_dim(dim, x.ndim)
+        k = jnp.sum(~jnp.isnan(x._data), axis=d, keepdims=True)
+        ix = jnp.take_along_axis(_order(x._data, d, False), jnp.maximum((k - 1) // 2, 0),
+                                 axis=d)  # NaNs sort last; an all-NaN slice: its first
+        squeeze = not keepdim or input.ndim == 0
+        vals = _nanmedian_values(x, ix, dim=d, squeeze=squeeze)
+        return nanmedian_result(vals, _index_tensor(jnp.squeeze(ix, d) if squeeze else ix))
     if input.numel() == 0:
         return tensor(float("nan"), dtype=input.dtype)
     return _nanmedian(input)

@@ -315,8 +315,8 @@ def tensordot(a, b, dims=2, out=None):
     letters = iter(string.ascii_letters)
     sa = [next(letters) for _ in range(a.ndim)]
     sb = [next(letters) for _ in range(b.ndim)]
-    for i, j in zip(da, db):
-        if a.shape[i] != b.shape[j]:
+    for i, j in zip(da, db):  # a size 1 broadcasts against the other, as torch's
+        if a.shape[i] != b.shape[j] and 1 not in (a.shape[i], b.shape[j]):
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[i]} in dim {i} and second has size {b.shape[j]} in "
                                f"dim {j}")
@@ -438,7 +438,8 @@ def einsum(equation, *operands):
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} "
                                    f"which does not broadcast with previously seen size "
                                    f"{sizes[c]}")
-            sizes[c] = builtins.max(sizes.get(c, 1), n)
+            if sizes.get(c, 1) == 1:  # broadcasting: 1 takes the other size (0 too)
+                sizes[c] = n
     ops = []
     for s, o in zip(subs, operands):
         target = tuple(sizes[c] for c in s)
@@ -809,8 +810,31 @@ def _pinv_backward(grad, A, result):
     return gA
 
 
-_pinv = Primitive("linalg_pinv", lambda A, *, hermitian: jnp.linalg.pinv(
-    A, hermitian=hermitian), A=_pinv_backward)
+def _pinv_fwd(A, atol, rtol, *, hermitian):
+    """torch's pinv: singular values (|eigenvalues| when hermitian) at most max(atol, rtol *
+    the largest) count as zero; rtol defaults to eps * max(m, n), 0 where atol > 0."""
+    real = jnp.zeros((), A.dtype).real.dtype
+    atol = jnp.asarray(0. if atol is None else atol, real)
+    if rtol is None:
+        rtol = jnp.where(atol > 0, 0., jnp.finfo(real).eps * builtins.max(A.shape[-2:]))
+    if hermitian:
+        w, V = jnp.linalg.eigh(A)
+        s = jnp.abs(w)
+    else:
+        U, s, Vh = jnp.linalg.svd(A, full_matrices=False)
+    if s.shape[-1] == 0:
+        return jnp.zeros(A.shape[:-2] + A.shape[-1:] + A.shape[-2:-1], A.dtype)
+    tol = jnp.maximum(jnp.asarray(atol, real)[..., None],
+                      jnp.asarray(rtol, real)[..., None] * jnp.max(s, -1, keepdims=True))
+    keep = s > tol
+    inv = jnp.where(keep, 1 / jnp.where(keep, w if hermitian else s, 1), 0).astype(A.dtype)
+    if hermitian:
+        return (V * inv[..., None, :]) @ jnp.conj(jnp.swapaxes(V, -1, -2))
+    return (jnp.conj(jnp.swapaxes(Vh, -1, -2)) * inv[..., None, :]) @ \
+        jnp.conj(jnp.swapaxes(U, -1, -2))
+
+
+_pinv = Primitive("linalg_pinv", _pinv_fwd, A=_pinv_backward)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -822,13 +846,12 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     tensor([[0.5000, 0.0000],
             [0.0000, 0.2500]])
     """
-    if atol is not None or rtol is not None:
-        raise NotImplementedError("linalg.pinv: atol/rtol are not supported yet")
-    return _pinv(A, hermitian=bool(hermitian))
+    return _pinv(A, atol, rtol, hermitian=bool(hermitian))
 
 
 def pinverse(input, rcond=1e-15):
-    return pinv(input)
+    """``linalg.pinv(input, rtol=rcond)``."""
+    return pinv(input, rtol=rcond)
 
 
 LstsqResult = collections.namedtuple("lstsq", ["solution", "residuals", "rank",
@@ -848,6 +871,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
     """
     if A.ndim < 2 or B.ndim < 1:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    driver = "gelsy" if driver is None else driver
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                           "gelsy, gelsd, gelss)")
     vec = B.ndim == A.ndim - 1
     Bm = B.unsqueeze(-1) if vec else B
     if A.shape[-2] != Bm.shape[-2]:
@@ -855,13 +882,17 @@ def lstsq(A, B, rcond=None, *, driver=None):
                            f"{'' if vec else ''}")
     X = pinv(A) @ Bm
     m, n = A.shape[-2], A.shape[-1]
-    rank = _make(jnp.linalg.matrix_rank(A._data))
-    if driver not in (None, "gelsy") and m > n and bool(jnp.all(rank._data == n)):
+    rank = jnp.linalg.matrix_rank(A._data).astype(jnp.int64)
+    if driver != "gelsy" and m > n and bool(jnp.all(rank == n)):
         r = A @ X - Bm
         residuals = (r.abs() ** 2).sum(-2)
     else:
         residuals = _make(jnp.zeros((0,), dtype=_real_np(A)))
-    sv = _make(jnp.zeros((0,), dtype=_real_np(A)))
+    empty = jnp.zeros((0,), dtype=_real_np(A))
+    # torch: rank from every driver but gels, singular values from gelsd and gelss
+    sv = _make(jnp.linalg.svd(A._data, compute_uv=False) if driver in ("gelsd", "gelss")
+               else empty)
+    rank = _make(rank if driver != "gels" else jnp.zeros((0,), jnp.int64))
     return LstsqResult(X.squeeze(-1) if vec else X, residuals, rank, sv)
 
 

@@ -711,6 +711,13 @@ def _logaddexp_raw(a, b):
 def _logcumsumexp_fwd(self, *, dim):
     if self.ndim == 0 or self.size == 0:
         return self
+    if jnp.iscomplexobj(self):  # torch's order, element by element (see _logaddexp_complex)
+        def step(acc, x):
+            acc = elementwise.logaddexp_complex(x, acc)
+            return acc, acc
+        xs = jnp.moveaxis(self, dim, 0)
+        _, ys = jax.lax.scan(step, jnp.full(xs.shape[1:], -jnp.inf, self.dtype), xs)
+        return jnp.moveaxis(ys, 0, dim)
     return jax.lax.associative_scan(_logaddexp_raw, self, axis=dim)
 
 
