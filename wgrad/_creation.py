@@ -11,6 +11,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import device as _dev
 from ._tensor import Size, Tensor, _make, _raw_data
+from .ops._primitive import Primitive
 from .ops._promote import scalar_dtype
 from .ops.shape import _new_size
 
@@ -344,6 +345,20 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
                    dtype, device, requires_grad)
 
 
+# torch's normal and bernoulli are not reparameterized: their tensor arguments get a zero
+# gradient (NormalBackward1-3, BernoulliBackward0), not the draw's derivative
+def _normal_name(akey, in_meta):
+    return f"NormalBackward{(in_meta[1] is not None) + 2 * (in_meta[2] is not None)}"
+
+
+_normal_node = Primitive(
+    "normal", lambda draw, mean, std: draw, node_name_of=_normal_name, scalar_overload=True,
+    mean=lambda grad, mean: zeros_like(mean), std=lambda grad, std: zeros_like(std))
+_bernoulli_node = Primitive("bernoulli", lambda draw, self: draw,
+                            node_name="BernoulliBackward0",
+                            self=lambda grad, self: zeros_like(self))
+
+
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
     if isinstance(std, Tensor):
@@ -356,7 +371,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(float(std))}")
     if size is None and isinstance(mean, Tensor):
         size = tuple(mean.shape)
-    out = randn(*(size or ()), generator=generator, dtype=dtype, device=device) * std + mean
+    draw = randn(*(size or ()), generator=generator, dtype=dtype, device=device)
+    m = mean.detach() if isinstance(mean, Tensor) else mean
+    out = draw * (std.detach() if isinstance(std, Tensor) else std) + m
+    if any(isinstance(a, Tensor) and a.requires_grad for a in (mean, std)):
+        out = _normal_node(out, mean, std)
     return out.requires_grad_() if requires_grad else out
 
 
@@ -448,7 +467,8 @@ def bernoulli(input, p=None, *, generator=None):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     u = _random(np.random.Generator.random, 1, tuple(input.shape), generator,
                 input.dtype if input.dtype.is_floating_point else None, None, False)
-    return _make((u._data < probs).astype(input._data.dtype))
+    out = _make((u._data < probs).astype(input._data.dtype))
+    return _bernoulli_node(out, input) if p is None and input.requires_grad else out
 
 
 def new(self, *args, device=None):
