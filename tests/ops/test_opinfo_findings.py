@@ -123,6 +123,28 @@ CASES = {
     "pinv_hermitian_atol": lambda T: T.linalg.pinv(
         _t(T, _PINV_A[:, :3] + _PINV_A[:, :3].transpose(0, 2, 1)), atol=1.0, hermitian=True),
     "pinverse_rcond": lambda T: T.pinverse(_t(T, _PINV_A), rcond=0.4),
+    # circular padding with a negative width crops first and wraps what is left (wgrad
+    # wrapped the uncropped input); sizes below 1 raise torch's errors
+    "pad_circular_crop": lambda T: T.nn.functional.pad(
+        T.arange(48.).reshape(1, 3, 4, 4), [-1, 1, -2, 1], mode="circular"),
+    "pad_circular_crop_3d": lambda T: T.nn.functional.pad(
+        T.arange(48.).reshape(1, 1, 3, 4, 4), [1, -2, 0, 2, -1, 1], mode="circular"),
+    "pad_circular_negative_size": lambda T: T.nn.functional.pad(T.ones(1, 2, 3), [-2, -2],
+                                                                mode="circular"),
+    "pad_reflect_too_small": lambda T: T.nn.functional.pad(T.ones(1, 2, 4, 4), [-2] * 4,
+                                                           mode="reflect"),
+    "pad_replicate_too_small": lambda T: T.nn.functional.pad(T.ones(1, 2, 4, 4), [-2] * 4,
+                                                             mode="replicate"),
+    # pinv(hermitian=True) reads the lower triangle, as torch's eigh
+    "pinv_hermitian_lower": lambda T: T.linalg.pinv(_t(T, _PINV_A[0, :3]), hermitian=True),
+    # take_along_dim takes indices modulo the size; flattened, negative ones raise
+    "take_along_dim_modulo": lambda T: T.take_along_dim(
+        T.arange(15.).reshape(3, 5), T.tensor([[-6, 5, 4]]), 1),
+    "take_along_dim_flat_negative": lambda T: T.take_along_dim(T.arange(15.),
+                                                               T.tensor([-1, 0])),
+    "gather_empty_index": lambda T: T.gather(T.ones(3), 0, T.zeros(2, 0, dtype=T.long)),
+    "abs_inplace_complex": lambda T: T.tensor([1 + 1j, 2j]).abs_(),
+    "to_memory_format": lambda T: T.ones(2).to(T.float64, memory_format=T.preserve_format),
     # nanmedian along a dim (was NotImplementedError): values, indices and gradient
     "nanmedian_dim": lambda T: (lambda x: (lambda r: (r.values, r.indices, T.autograd.grad(
         r.values.sum(), x)[0]))(T.nanmedian(x, 1)))(_t(

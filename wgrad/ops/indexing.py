@@ -555,6 +555,9 @@ def gather(input, dim, index, *, sparse_grad=False):
     tensor([[2.],
             [3.]])
     """
+    if not index.numel() and index.ndim != max(input.ndim, 1):
+        _check_gather(input, dim, index.reshape(-1))  # torch: any empty index goes
+        return _make(jnp.zeros(tuple(index.shape), input._data.dtype))
     d = _check_gather(input, dim, index)
     out = _gather(_nd(input), _nd(index)._data, dim=d, squeeze=False)
     return out.reshape(tuple(index.shape)) if index.ndim == 0 else out
@@ -788,13 +791,15 @@ def take_along_dim(input, indices, dim=None):
     tensor([[30.],
             [20.]])
     """
-    if dim is None:
-        return take(input, indices.reshape(-1))
+    if dim is None:  # torch: gather on the flattened input (no negative indices)
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
     if input.ndim != indices.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {indices.ndim} dimensions for indices")
     d = _wrap_dim(dim, input.ndim)
+    if input.shape[d]:  # torch takes the indices modulo the size (-1 is the last, 5 of 5 the
+        indices = _make(indices._data % input.shape[d])  # first)
     si, sx = list(input.shape), list(indices.shape)
     si[d] = sx[d] = 1
     b = list(broadcast_shapes(si, sx))

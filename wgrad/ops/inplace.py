@@ -240,6 +240,8 @@ def _inplace_tangent(t, out):
 def _variant(module, name):
     def inplace(input, *args, **kwargs):
         fn = getattr(module, name)
+        if name in ("abs", "absolute") and input.is_complex():  # a real result: torch raises
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
 
         def compute(s):
             return fn(s, *[s if a is input else a for a in args], **kwargs)

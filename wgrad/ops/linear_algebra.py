@@ -818,7 +818,7 @@ def _pinv_fwd(A, atol, rtol, *, hermitian):
     if rtol is None:
         rtol = jnp.where(atol > 0, 0., jnp.finfo(real).eps * builtins.max(A.shape[-2:]))
     if hermitian:
-        w, V = jnp.linalg.eigh(A)
+        w, V = jnp.linalg.eigh(A, UPLO="L", symmetrize_input=False)  # as torch: lower
         s = jnp.abs(w)
     else:
         U, s, Vh = jnp.linalg.svd(A, full_matrices=False)

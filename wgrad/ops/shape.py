@@ -115,7 +115,8 @@ _to = Primitive("to_copy", lambda self, *, dtype: (
 _clone = Primitive("clone", lambda self: jnp.array(self, copy=True), self=lambda grad: grad)
 
 
-def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False):
+def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False,
+       memory_format=None):
     """Cast to a dtype and/or move to a device (``to(dtype)``, ``to(device)``,
     ``to(other)``, ``to(device, dtype)``)."""
     for a in args:
@@ -1116,7 +1117,11 @@ def _pad_source(p, n, mode):
         return np.where(pos >= n, 2 * (n - 1) - pos, pos)
     if mode == "replicate":
         return np.clip(pos, 0, n - 1)
-    return pos % n
+    # circular: a negative width crops first, and the positive one wraps around what is
+    # left (torch's)
+    lo, hi = builtins.max(-p[0], 0), n - builtins.max(-p[1], 0)
+    return lo + (np.arange(-builtins.max(p[0], 0), hi - lo + builtins.max(p[1], 0))
+                 % builtins.max(hi - lo, 1))
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -1175,9 +1180,31 @@ def _pad_by_index(input, pad, mode):
         p, n = (pad[2 * i], pad[2 * i + 1]), input.shape[d]
         _check_pad_width(input, mode, p, n, d, i)
         sources.append(_pad_source(p, n, mode))
+    sizes = [input.shape[d] + pad[2 * (nd - 1 - d)] + pad[2 * (nd - 1 - d) + 1]
+             for d in range(nd - k, nd)]
+    _check_padded_sizes(input, mode, k, sizes)
     from .indexing import _ADV, _FULL, _index
     arrays = tuple(jnp.asarray(a) for a in np.ix_(*sources))
     return _index(input, arrays, key=(_FULL,) * (nd - k) + (_ADV,) * k)
+
+
+def _check_padded_sizes(input, mode, k, sizes):
+    """torch's errors for padded sizes below 1 (negative widths that crop too much)."""
+    if mode == "circular":
+        if builtins.min(sizes) < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        return
+    names = "DHW"[3 - k:]
+    if builtins.max(sizes) < 1:
+        ins = [f"{c}: {n}" for c, n in zip(names, input.shape[input.ndim - k:])]
+        ins = ins[0] if k == 1 else (" ".join(ins[:-1]) + ", " + ins[-1])
+        outs = " ".join(f"{c}: {n}" for c, n in zip(names, sizes))
+        space = " " if k == 2 and mode == "replicate" else ""
+        raise RuntimeError(f"input ({ins}{space}) is too small. Calculated output {outs}")
+    if builtins.min(sizes) < 0:
+        shape = list(input.shape[:input.ndim - k]) + sizes
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{builtins.min(sizes)}: {shape}")
 
 
 def _check_pad_width(input, mode, p, n, d, i):
