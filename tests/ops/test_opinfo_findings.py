@@ -77,7 +77,41 @@ def _not_reparameterized(T):
     return (*grads, *(np.array(type(d.grad_fn).__name__) for d in draws))
 
 
+def _fmax_fmin(T):
+    a = _t(T, [1., _NAN, 2., 3., _NAN], True)
+    b = _t(T, [1., 3., _NAN, 1., _NAN], True)
+    r = (T.fmax(a, b), T.fmin(a, b), a.fmax(b))
+    return (*r, *T.autograd.grad(sum(v.sum() * k for k, v in enumerate(r, 1)), (a, b)))
+
+
+def _inplace_variants(T):
+    x = _t(T, [1., 2., 3.], True)
+    y = x * 1
+    y.cumsum_(0)
+    y.cumprod_(0)
+    m = _t(T, [[1., 2.], [3., 4.]], True) * 1
+    m.addmm_(m.detach(), m.detach(), beta=2)
+    v = _t(T, [1., 2.]).addmv_(_t(T, [[1., 2.], [3., 4.]]), _t(T, [1., -1.]))
+    b = T.ones(2, 2, dtype=T.float64).addbmm_(T.ones(3, 2, 2, dtype=T.float64),
+                                              T.ones(3, 2, 2, dtype=T.float64))
+    c = T.ones(3, 2, 2, dtype=T.float64).baddbmm_(T.ones(3, 2, 2, dtype=T.float64),
+                                                  T.ones(3, 2, 2, dtype=T.float64), alpha=0.5)
+    g = _t(T, [1., 2.]).igamma_(_t(T, [0.5, 1.]))
+    f = _t(T, [1., 2.]).float_power_(2)
+    return (y, m, v, b, c, g, f, *T.autograd.grad(y.sum() + m.sum(), x))
+
+
 CASES = {
+    "fmax_fmin": _fmax_fmin,
+    "fmax_number_other": lambda T: T.fmax(T.ones(2), 0.5),
+    "isposinf_isneginf": lambda T: (T.isposinf(_t(T, [math.inf, -math.inf, 1.])),
+                                    _t(T, [math.inf, -math.inf]).isneginf()),
+    "isposinf_complex": lambda T: T.isposinf(_t(T, [1j], dtype=T.complex128)),
+    "inplace_variants": _inplace_variants,
+    "float_power_inplace_float32": lambda T: T.ones(2).float_power_(2),
+    "casters": lambda T: (T.tensor([1.5, -3.]).char(), T.tensor([1.5, 200.]).byte(),
+                          T.tensor([1.5, -3.]).short(),
+                          T.tensor([1.5, -3.]).bfloat16().float()),
     "normal_bernoulli_zero_grad": _not_reparameterized,
     # clamp with tensor bounds where min > max: only max takes the gradient (torch's
     # clamp_backward_min_max); wgrad gave both

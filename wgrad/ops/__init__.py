@@ -56,7 +56,8 @@ def _bind_methods():
     Tensor.type_as = lambda self, other: shape.to(self, other.dtype)
     for name, dt in (("float", "float32"), ("double", "float64"), ("half", "float16"),
                      ("cfloat", "complex64"), ("cdouble", "complex128"), ("long", "int64"),
-                     ("int", "int32"), ("bool", "bool")):
+                     ("int", "int32"), ("bool", "bool"), ("byte", "uint8"), ("char", "int8"),
+                     ("short", "int16"), ("bfloat16", "bfloat16")):
         setattr(Tensor, name, _caster(dt))
 
 

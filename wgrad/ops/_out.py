@@ -40,11 +40,11 @@ _ELEMENTWISE = (
     "bitwise_or bitwise_xor logical_not logical_and logical_or logical_xor atan2 hypot lerp "
     "addcmul addcdiv exp2 logaddexp deg2rad rad2deg acosh asinh atanh clamp_min clamp_max "
     "copysign fmod logaddexp2 heaviside igamma igammac float_power sinc signbit nan_to_num "
-    "xlogy digamma erfc erfinv lgamma logit isin softplus")
+    "xlogy digamma erfc erfinv lgamma logit isin softplus fmax fmin isposinf isneginf")
 _NO_GRAD_ERROR = ("floor_divide eq ne lt le gt ge bitwise_not bitwise_and bitwise_or "
                   "bitwise_xor logical_not logical_and logical_or logical_xor conj_physical "
                   "all any nonzero tensordot isin signbit bucketize searchsorted argmax "
-                  "argmin").split()
+                  "argmin isposinf isneginf").split()
 _ATEN = {"negative": "neg", "square": "pow", "clip": "clamp", "true_divide": "div",
          "absolute": "abs", "concat": "cat", "concatenate": "cat", "hstack": "cat",
          "vstack": "cat", "diff": "sub", "outer": "mul", "ger": "mul", "kron": "mul",

@@ -35,7 +35,7 @@ __all__ = [
     "asinh", "acosh", "atanh", "isin", "igamma", "igammac", "signbit", "lgamma", "digamma",
     "polygamma", "erfinv", "erfc", "xlogy", "fmod", "nan_to_num", "logit", "sinc",
     "heaviside", "copysign", "clamp_min", "clamp_max", "float_power", "logaddexp2",
-    "positive", "rsub",
+    "positive", "rsub", "fmax", "fmin", "isposinf", "isneginf",
 ]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
@@ -52,7 +52,7 @@ METHODS = (
     "resolve_neg", "adjoint", "asinh", "acosh", "atanh", "igamma", "igammac", "signbit",
     "lgamma", "digamma", "polygamma", "erfinv", "erfc", "xlogy", "fmod", "nan_to_num",
     "logit", "sinc", "heaviside", "copysign", "clamp_min", "clamp_max", "float_power",
-    "logaddexp2", "positive",
+    "logaddexp2", "positive", "fmax", "fmin", "isposinf", "isneginf",
 )  # real, imag, is_complex, is_floating_point: Tensor's own; where: self is the ``input``
 
 _I = 1j
@@ -764,6 +764,37 @@ def minimum(input, other):
     return _binary(_minimum, input, other)
 
 
+# fmax/fmin: a NaN loses to a number; torch's formulas give a tie (and a NaN other) to self
+_fmax = Primitive(
+    "fmax", lambda self, other, *, dtype: jnp.fmax(_c(self, dtype), _c(other, dtype)),
+    self=lambda grad, self, other: where((self >= other) | other.isnan(), grad, 0.),
+    other=lambda grad, self, other: where((self >= other) | other.isnan(), 0., grad))
+_fmin = Primitive(
+    "fmin", lambda self, other, *, dtype: jnp.fmin(_c(self, dtype), _c(other, dtype)),
+    self=lambda grad, self, other: where((self <= other) | other.isnan(), grad, 0.),
+    other=lambda grad, self, other: where((self <= other) | other.isnan(), 0., grad))
+
+
+def fmax(input, other):
+    """The larger of each pair, ignoring NaN (NaN only where both are)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"fmax(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    if input.is_complex() or other.is_complex():
+        raise RuntimeError("fmax not implemented for complex tensors.")
+    return _binary(_fmax, input, other)
+
+
+def fmin(input, other):
+    """The smaller of each pair, ignoring NaN (NaN only where both are)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"fmin(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+    if input.is_complex() or other.is_complex():
+        raise RuntimeError("fmin not implemented for complex tensors.")
+    return _binary(_fmin, input, other)
+
+
 _masked_fill = Primitive(
     "masked_fill", lambda self, mask, value: jnp.where(mask, jnp.asarray(value, self.dtype),
                                                        self),
@@ -1331,6 +1362,20 @@ isinf = _nondiff("isinf", lambda self: jnp.isinf(self))
 isfinite = _nondiff("isfinite", lambda self: jnp.isfinite(self))
 isreal = _nondiff("isreal", lambda self: jnp.isreal(self))
 signbit = _nondiff("signbit", lambda self: jnp.signbit(self))
+_isposinf = _nondiff("isposinf", lambda self: jnp.isposinf(self))
+_isneginf = _nondiff("isneginf", lambda self: jnp.isneginf(self))
+
+
+def isposinf(input):
+    if input.is_complex():
+        raise RuntimeError("isposinf does not support complex inputs.")
+    return _isposinf(input)
+
+
+def isneginf(input):
+    if input.is_complex():
+        raise RuntimeError("isneginf does not support complex inputs.")
+    return _isneginf(input)
 
 
 def is_complex(input):

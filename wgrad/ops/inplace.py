@@ -16,6 +16,7 @@ from weakref import ref as _weakref
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _dtype as D
 from .._creation import _random, tensor
 from .._tensor import Tensor, _make
 from .._autograd import forward_ad as _fw
@@ -23,6 +24,8 @@ from .._autograd.grad_mode import _state
 from .._autograd.saved import SavedTensor
 from . import elementwise as _E
 from . import indexing as _I
+from . import linear_algebra as _L
+from . import reduction as _R
 from . import shape as _S
 from ._primitive import OpNode, Primitive
 from ._views import _replay, _write, _write_raw, check_view_inplace, rebind as _rebind
@@ -40,11 +43,14 @@ _ELEMENTWISE = (
     "le", "gt", "ge", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
     "logical_not", "logical_and", "logical_or", "logical_xor", "lgamma", "digamma",
     "polygamma", "erfinv", "erfc", "xlogy", "fmod", "nan_to_num", "logit", "sinc",
-    "heaviside", "copysign", "clamp_min", "clamp_max")
+    "heaviside", "copysign", "clamp_min", "clamp_max", "igamma", "igammac", "float_power")
+_OTHER = {"cumsum": _R, "cumprod": _R, "addmm": _L, "addmv": _L, "addbmm": _L,
+          "baddbmm": _L}
 _INDEXING = ("index_put", "index_add", "index_copy", "index_reduce", "scatter", "scatter_add",
              "masked_scatter", "put")
 
 __all__ = ([n + "_" for n in _ELEMENTWISE] + [n + "_" for n in _INDEXING] +
+           [n + "_" for n in _OTHER] +
            ["copy_", "zero_", "fill_", "normal_", "uniform_", "bernoulli_", "exponential_",
             "asinh_", "acosh_", "atanh_"])
 
@@ -242,6 +248,11 @@ def _variant(module, name):
         fn = getattr(module, name)
         if name in ("abs", "absolute") and input.is_complex():  # a real result: torch raises
             raise RuntimeError("In-place abs is not supported for complex tensors.")
+        if name == "float_power" and input.dtype not in (D.float64, D.complex128):
+            want = "ComplexDouble" if input.is_complex() else "Double"
+            raise RuntimeError(f"the base given to float_power_ has dtype "
+                               f"{input.dtype.scalar_name} but the operation's result "
+                               f"requires dtype {want}")
 
         def compute(s):
             return fn(s, *[s if a is input else a for a in args], **kwargs)
@@ -257,7 +268,9 @@ for _n in _ELEMENTWISE:
     globals()[_n + "_"] = _variant(_E, _n)
 for _n in _INDEXING:
     globals()[_n + "_"] = _variant(_I, _n)
-del _n
+for _n, _m in _OTHER.items():
+    globals()[_n + "_"] = _variant(_m, _n)
+del _n, _m
 
 
 # inverse hyperbolic functions in place: torch has no derivative for them
