@@ -775,24 +775,24 @@ _fmin = Primitive(
     other=lambda grad, self, other: where((self <= other) | other.isnan(), 0., grad))
 
 
-def fmax(input, other):
-    """The larger of each pair, ignoring NaN (NaN only where both are)."""
-    if not isinstance(other, Tensor):
-        raise TypeError(f"fmax(): argument 'other' (position 2) must be Tensor, not "
-                        f"{type(other).__name__}")
-    if input.is_complex() or other.is_complex():
-        raise RuntimeError("fmax not implemented for complex tensors.")
-    return _binary(_fmax, input, other)
+def _nan_ignoring(prim, name, doc):
+    """fmax/fmin: a Tensor ``other`` only (torch's parser), real inputs only."""
+    def op(input, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                            f"{type(other).__name__}")
+        if input.is_complex() or other.is_complex():
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return _binary(prim, input, other)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
 
 
-def fmin(input, other):
-    """The smaller of each pair, ignoring NaN (NaN only where both are)."""
-    if not isinstance(other, Tensor):
-        raise TypeError(f"fmin(): argument 'other' (position 2) must be Tensor, not "
-                        f"{type(other).__name__}")
-    if input.is_complex() or other.is_complex():
-        raise RuntimeError("fmin not implemented for complex tensors.")
-    return _binary(_fmin, input, other)
+fmax = _nan_ignoring(_fmax, "fmax", "The larger of each pair, ignoring NaN (NaN only where "
+                                    "both are).")
+fmin = _nan_ignoring(_fmin, "fmin", "The smaller of each pair, ignoring NaN (NaN only where "
+                                    "both are).")
 
 
 _masked_fill = Primitive(
