@@ -199,8 +199,10 @@ def _steps(steps, itemsize):
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     d = _dt(dtype, D.default_complex() if builtins.any(
         isinstance(v, complex) for v in (start, end)) else None)
-    return _finish(jnp.linspace(start, end, _steps(steps, d.itemsize), dtype=d.np),
-                   requires_grad, device)
+    n = _steps(steps, d.itemsize)
+    if d.np.kind in "iub":  # torch: computed in floating point, truncated toward zero
+        return _finish(jnp.linspace(start, end, n).astype(d.np), requires_grad, device)
+    return _finish(jnp.linspace(start, end, n, dtype=d.np), requires_grad, device)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):

@@ -177,6 +177,9 @@ CASES = {
     "take_along_dim_flat_negative": lambda T: T.take_along_dim(T.arange(15.),
                                                                T.tensor([-1, 0])),
     "gather_empty_index": lambda T: T.gather(T.ones(3), 0, T.zeros(2, 0, dtype=T.long)),
+    "linspace_integer_truncates": lambda T: (T.linspace(-2, -3, 5, dtype=T.int64),
+                                             T.linspace(-5.5, 5.5, 4, dtype=T.int64)),
+    "broadcast_shapes_ints": lambda T: np.array(T.broadcast_shapes([5, 1], 5)),
     "abs_inplace_complex": lambda T: T.tensor([1 + 1j, 2j]).abs_(),
     "to_memory_format": lambda T: T.ones(2).to(T.float64, memory_format=T.preserve_format),
     # nanmedian along a dim (was NotImplementedError): values, indices and gradient

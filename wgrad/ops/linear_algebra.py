@@ -828,10 +828,12 @@ def _pinv_fwd(A, atol, rtol, *, hermitian):
                       jnp.asarray(rtol, real)[..., None] * jnp.max(s, -1, keepdims=True))
     keep = s > tol
     inv = jnp.where(keep, 1 / jnp.where(keep, w if hermitian else s, 1), 0).astype(A.dtype)
+    hi = jax.lax.Precision.HIGHEST  # as JAX's pinv (docs/differences.md)
     if hermitian:
-        return (V * inv[..., None, :]) @ jnp.conj(jnp.swapaxes(V, -1, -2))
-    return (jnp.conj(jnp.swapaxes(Vh, -1, -2)) * inv[..., None, :]) @ \
-        jnp.conj(jnp.swapaxes(U, -1, -2))
+        return jnp.matmul(V * inv[..., None, :], jnp.conj(jnp.swapaxes(V, -1, -2)),
+                          precision=hi)
+    return jnp.matmul(jnp.conj(jnp.swapaxes(Vh, -1, -2)) * inv[..., None, :],
+                      jnp.conj(jnp.swapaxes(U, -1, -2)), precision=hi)
 
 
 _pinv = Primitive("linalg_pinv", _pinv_fwd, A=_pinv_backward)

@@ -466,6 +466,7 @@ def _broadcast(shapes, error):
 
 
 def broadcast_shapes(*shapes):
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes]  # an int: a 1-D shape
     try:
         return Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
