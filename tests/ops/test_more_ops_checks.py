@@ -90,6 +90,21 @@ CASES = [
     ("cdist", W.cdist,
      lambda a, b: jnp.sqrt(jnp.sum((a[:, None] - b[None]) ** 2, -1)),
      [((2, 3), -1, 0), ((2, 3), 0.2, 1)], (R,)),
+    # added or changed with the OpInfo findings (tests/ops/test_opinfo_findings.py)
+    ("fmax", W.fmax, jnp.fmax, [((3,), -1, 1), ((3,), -1, 1)], (R,)),
+    ("fmin", W.fmin, jnp.fmin, [((3,), -1, 1), ((3,), -1, 1)], (R,)),
+    ("logaddexp", W.logaddexp, lambda a, b: jnp.log(jnp.exp(a) + jnp.exp(b)),
+     [((3,), -1, 1)] * 2, (R, C)),
+    ("complex_broadcast", W.complex, lambda a, b: a + 1j * b,
+     [((2, 1), -1, 1), ((3,), -1, 1)], (R,)),
+    ("pinv_rtol", lambda a: W.linalg.pinv(a, rtol=1e-3), jnp.linalg.pinv,
+     [((3, 2), -1, 1)], (R, C)),
+    # the reference by the recurrence psi1(x) = psi1(x + 1) + 1 / x^2, not JAX's series
+    ("polygamma_negative", lambda x: W.polygamma(1, x),
+     lambda x: jsp.polygamma(1, x + 10) + sum(1 / (x + k) ** 2 for k in range(10)),
+     [((3,), -9.8, -9.2)], (R,)),
+    ("clamp_tensor_bounds", W.clamp, jnp.clip,
+     [((4,), -1, 1), ((4,), -0.5, 0), ((4,), 0, 0.5)], (R,)),
 ]
 
 
