@@ -180,6 +180,9 @@ CASES = {
     "linspace_integer_truncates": lambda T: (T.linspace(-2, -3, 5, dtype=T.int64),
                                              T.linspace(-5.5, 5.5, 4, dtype=T.int64)),
     "broadcast_shapes_ints": lambda T: np.array(T.broadcast_shapes([5, 1], 5)),
+    "cumsum_into_bool_out": lambda T: T.cumsum(T.ones(2), 0, out=T.empty(0, dtype=T.bool)),
+    "cumsum_into_long_out": lambda T: T.cumsum(_t(T, [0.5, 0.7, 0.9]), 0,
+                                               out=T.empty(0, dtype=T.int64)),
     "abs_inplace_complex": lambda T: T.tensor([1 + 1j, 2j]).abs_(),
     "to_memory_format": lambda T: T.ones(2).to(T.float64, memory_format=T.preserve_format),
     # nanmedian along a dim (was NotImplementedError): values, indices and gradient
