@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import wgrad
+from wgrad._autograd.saved import SavedTensor
 from wgrad.ops import _lazy_graph
 
 pytestmark = pytest.mark.skipif(not _lazy_graph.ENABLED, reason="WGRAD_LAZY_GROUPS=0")
@@ -245,6 +246,42 @@ def test_fast_lane_records_what_the_general_path_records(fast, monkeypatch):
     assert seen[wgrad][1] == seen[torch][1]
     for a, b in zip(seen[wgrad][0] + seen[wgrad][2], seen[torch][0] + seen[torch][2]):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def _group_records(outs):
+    """What the groups behind ``outs`` recorded, op by op, without exploding them: the
+    signature, sources, outputs, topological number, relative sequence number, and per
+    saved value its name and how it is held."""
+    def held(v):
+        if type(v) is not SavedTensor:
+            return ("value", v)
+        return ("saved", v._is_output, v._is_none, v._ref is not None, v._version,
+                v._output_nr, v._had_fn)
+    groups, out = [], []
+    for o in outs:
+        g = o._grad_fn
+        if g not in groups:
+            groups.append(g)
+    first = min(op.seq for g in groups for op in g.ops)
+    for g in groups:
+        out.append([(op.sig, op.srcs, op.outs, op.topo, op.seq - first,
+                     [(k, held(v)) for k, v in op.saved.items()]) for op in g.ops])
+    return out
+
+
+def test_fast_lane_group_records_equal_the_general_paths(monkeypatch):
+    seen = []
+    for fast in (True, False):
+        if not fast:
+            monkeypatch.setattr(_lazy_graph, "fast", lambda *a: None)
+        _lazy_graph._FAST.clear()
+        with wgrad.lazy():
+            _, outs = _fast_programs(wgrad)
+            seen.append(_group_records(outs))
+        del outs  # the open group goes with its results: the next run starts a new one
+        gc.collect()
+    assert _lazy_graph._FAST == {}  # the second run took the general path only
+    assert seen[0] == seen[1]
 
 
 def test_fast_lane_leaves_traces_and_shape_errors_to_the_general_path():

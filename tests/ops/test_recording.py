@@ -3,7 +3,7 @@ intern tables stay bounded, and gradients are unaffected."""
 import numpy as np
 
 import wgrad
-from wgrad.ops import _lazy, _primitive as P
+from wgrad.ops import _lazy, _lazy_graph, _primitive as P
 
 
 def test_nodes_of_the_same_op_and_shapes_share_their_metadata():
@@ -20,8 +20,10 @@ def test_nodes_of_the_same_op_and_shapes_share_their_metadata():
 def test_intern_tables_are_bounded_and_gradients_unchanged(monkeypatch):
     monkeypatch.setattr(P, "_INTERN_MAX", 3)
     # lazily, a signature an earlier test recorded is reused without interning again
-    # (NOTE [Recording cost]): start from none, so both modes intern here
+    # (NOTE [Recording cost], NOTE [Lazy fast lane]): start from none, so both modes
+    # intern here
     monkeypatch.setattr(_lazy, "_AVALS", {})
+    monkeypatch.setattr(_lazy_graph, "_FAST", {})
     x = wgrad.tensor(np.array([0.3, -1.2]), requires_grad=True)
     total = 0
     for n in range(1, 9):  # eight distinct input shapes: the table is cleared on the way

@@ -37,11 +37,12 @@
 # phase-retrieval step 0.491 against 0.605 ms with forward and backward in one segment,
 # minima of 15 interleaved rounds, 2026-11-26; the MLP step ties) and returns (its
 # gradients are then concrete); ``flush()``. ``grad()`` does not flush first: its
-# backward joins the pending forward's segment. Ops that run eagerly instead (their inputs are forced first):
-# views and in-place ops (they read their input's array: version counters, storage and
-# CopySlices keep their eager semantics), ``jit=False`` primitives (device moves),
-# anything under a JAX trace (wgrad.compile, a user's jit), and everything while forward
-# AD is active, anomaly mode is on, or saved-tensor hooks are installed.
+# backward joins the pending forward's segment. Ops that run eagerly instead (their
+# inputs are forced first): views and in-place ops (they read their input's array:
+# version counters, storage and CopySlices keep their eager semantics), ``jit=False``
+# primitives (device moves), anything under a JAX trace (wgrad.compile, a user's jit),
+# and everything while forward AD is active, anomaly mode is on, or saved-tensor hooks
+# are installed.
 #
 # Backward: the differentiable ops of a segment form one backward node whose backward is
 # one recorded call (NOTE [Lazy backward groups] in _lazy_graph.py). Nodes outside groups
@@ -224,7 +225,18 @@ def _record(seg, fn, leaves, treedef, weight):
                 refs.append(x.idx)
                 avals.append(x.aval)
                 continue
-            x = x.force()
+            a = x.aval
+            x = x.force()  # an earlier segment's: a concrete array on the default device
+            i = ext_ids.get(id(x))
+            if i is None:
+                if x is None:
+                    raise NotLazy
+                i = ext_ids[id(x)] = len(seg.ext)
+                seg.ext.append(x)
+                seg.ext_avals.append(a)
+            refs.append(~i)
+            avals.append(a)
+            continue
         i = ext_ids.get(id(x))
         if i is None:
             i = ext_index(seg, x)

@@ -369,97 +369,98 @@ def record(prim, args, akey, attrs, out, meta, kinds):
     sig, attrs, diff = entry
     if diff is None:
         return _make(out) if prim.nout == 1 else tuple(_make(o) for o in out)
-    return _add(prim, args, kinds, sig, attrs, diff, out)
+    with _lazy._lock:
+        return _add(prim, args, kinds, sig, attrs, diff, out)
 
 
 def _add(prim, args, kinds, sig, attrs, diff, out):
-    """Append the call to the open group (a new one where it must start); its results."""
+    """Append the call to the open group (a new one where it must start); its results.
+    The caller holds the segment lock."""
     single = prim.nout == 1
-    with _lazy._lock:
-        g = _open.ref
-        if g is not None:
-            g = g()  # held weakly: a group no tensor needs is freed at once
-        if g is None or len(g.ops) >= CAP or g._map is not None:
-            g = GroupNode()
-            _open.ref = _weakref(g)
-        start = g._start
-        for a, k in zip(args, kinds):
-            if k == 2:
-                fn = a._grad_fn
-                if fn is not None and fn is not g and fn._seq_nr > start \
-                        and fn._seq_nr != _SEQ_MAX:
-                    # this input's node was made after g began, outside it (a view or an
-                    # in-place op of one of g's results, a custom Function): it may lead
-                    # back into g, which would then wait on itself. A new group.
-                    g = GroupNode()
-                    _open.ref = _weakref(g)
-                    break
-        srcs = []
-        topo = 0
-        ext = g._ext
-        edges = g._edges
-        for a, k in zip(args, kinds):
-            if k != 2:
-                srcs.append(None)
-                continue
+    g = _open.ref
+    if g is not None:
+        g = g()  # held weakly: a group no tensor needs is freed at once
+    if g is None or len(g.ops) >= CAP or g._map is not None:
+        g = GroupNode()
+        _open.ref = _weakref(g)
+    start = g._start
+    for a, k in zip(args, kinds):
+        if k == 2:
             fn = a._grad_fn
-            if fn is g:
-                s = a._output_nr
-                srcs.append(s)
-                t = g._out_topo[s]
-            else:
-                e = a._gradient_edge()
-                if fn is not None and fn._is_group and fn._map is not None:
-                    e = fn._map[e[1]]  # an exploded group: the OpNode inside
-                i = ext.get(e)
-                if i is None:
-                    i = ext[e] = len(edges)
-                    edges.append(e)
-                srcs.append(~i)
-                t = e[0]._topological_nr
-            if t >= topo:
-                topo = t + 1
-        op = _Op()
-        op.sig = sig
-        op.attrs = attrs
-        op.srcs = tuple(srcs)
-        op.seq = seq = next(_node_seq)
-        op.topo = topo
-        plan, saved = prim._save_inputs(args, sig[2], g._keep)
-        n = g.num_outputs
-        if single:
-            results = (_make(out, g, n),)
-            g._out_topo.append(topo)
-            op.outs = (n,)
-            n += 1
-            outs = (out,)
+            if fn is not None and fn is not g and fn._seq_nr > start \
+                    and fn._seq_nr != _SEQ_MAX:
+                # this input's node was made after g began, outside it (a view or an
+                # in-place op of one of g's results, a custom Function): it may lead
+                # back into g, which would then wait on itself. A new group.
+                g = GroupNode()
+                _open.ref = _weakref(g)
+                break
+    srcs = []
+    topo = 0
+    ext = g._ext
+    edges = g._edges
+    for a, k in zip(args, kinds):
+        if k != 2:
+            srcs.append(None)
+            continue
+        fn = a._grad_fn
+        if fn is g:
+            s = a._output_nr
+            srcs.append(s)
+            t = g._out_topo[s]
         else:
-            outs = tuple(out)
-            idx = []
-            results = []
-            for o, dflag in zip(outs, diff):
-                if dflag:
-                    idx.append(n)
-                    results.append(_make(o, g, n))
-                    g._out_topo.append(topo)
-                    n += 1
-                else:
-                    idx.append(None)
-                    results.append(_make(o))
-            op.outs = tuple(idx)
-        g.num_outputs = n
-        if topo >= g._topological_nr:
-            g._topological_nr = topo + 1
-        for name, i in plan:
-            if i == _P._RESULT:
-                saved[name] = _saved_result(results[0], outs[0], 0)
-            elif i == _P._RESULTS:
-                saved[name] = tuple(_saved_result(r, o, k if d else 0) for k, (r, o, d)
-                                    in enumerate(zip(results, outs, diff)))
-        op.saved = saved
-        g._seq_nr = seq
-        g.ops.append(op)
-        return results[0] if single else tuple(results)
+            e = a._gradient_edge()
+            if fn is not None and fn._is_group and fn._map is not None:
+                e = fn._map[e[1]]  # an exploded group: the OpNode inside
+            i = ext.get(e)
+            if i is None:
+                i = ext[e] = len(edges)
+                edges.append(e)
+            srcs.append(~i)
+            t = e[0]._topological_nr
+        if t >= topo:
+            topo = t + 1
+    op = _Op()
+    op.sig = sig
+    op.attrs = attrs
+    op.srcs = tuple(srcs)
+    op.seq = seq = next(_node_seq)
+    op.topo = topo
+    plan, saved = prim._save_inputs(args, sig[2], g._keep)
+    n = g.num_outputs
+    if single:
+        results = (_make(out, g, n),)
+        g._out_topo.append(topo)
+        op.outs = (n,)
+        n += 1
+        outs = (out,)
+    else:
+        outs = tuple(out)
+        idx = []
+        results = []
+        for o, dflag in zip(outs, diff):
+            if dflag:
+                idx.append(n)
+                results.append(_make(o, g, n))
+                g._out_topo.append(topo)
+                n += 1
+            else:
+                idx.append(None)
+                results.append(_make(o))
+        op.outs = tuple(idx)
+    g.num_outputs = n
+    if topo >= g._topological_nr:
+        g._topological_nr = topo + 1
+    for name, i in plan:
+        if i == _P._RESULT:
+            saved[name] = _saved_result(results[0], outs[0], 0)
+        elif i == _P._RESULTS:
+            saved[name] = tuple(_saved_result(r, o, k if d else 0) for k, (r, o, d)
+                                in enumerate(zip(results, outs, diff)))
+    op.saved = saved
+    g._seq_nr = seq
+    g.ops.append(op)
+    return results[0] if single else tuple(results)
 
 
 # NOTE [Lazy fast lane]
@@ -468,12 +469,14 @@ def _add(prim, args, kinds, sig, attrs, diff, out):
 # outside array, a number; inside autograd or not). For a single-output differentiable call
 # with at least one input inside autograd, ``fast`` keeps per signature what the general
 # path (``_primitive._lazy_call`` -> ``_lazy.record`` -> ``record``) computes alike for
-# every such call: the forward, the output aval, the group signature and attributes. A hit
-# appends the call to the segment and to the group under one lock acquisition, with no
-# shape inference, table lookup or per-input kind list; a miss, or anything unusual (an
+# every such call: the forward, the output aval, the group signature and attributes. A
+# hit appends the call to the segment and to the group under one lock
+# acquisition, with no shape inference, table lookup or per-input kind list; a miss, or
+# anything unusual (an
 # input that is not a jax.Array, a JAX trace), leaves the segment as it was and takes the
 # general path, whose tables then give the next call its plan. Same records, same order,
-# same results: only fewer steps (docs/performance.md, "Lazy fast lane").
+# same results: only fewer steps (docs/performance.md, "Lazy fast lane";
+# tests/lazy/test_groups.py compares the records of both paths).
 _FAST = {}
 _FAST_MAX = 4096
 _Pending = _lazy.Pending
