@@ -49,6 +49,7 @@ SECTIONS = (
     ("Comparisons", "wgrad.ops.compare"),
     ("Activations", "wgrad.ops.activation"),
     ("Layer ops: transposed convolutions, normalisation, distances", "wgrad.ops.layer"),
+    ("Short-time Fourier transforms", "wgrad.ops.spectral"),
     ("`wgrad.fft`", "wgrad.fft"),
     ("`wgrad.linalg`", "wgrad.linalg"),
     ("`wgrad.nn.functional`", "wgrad.nn.functional"),
@@ -138,7 +139,10 @@ EXAMPLES = {
     **{n: BINARY for n in ("add", "sub", "rsub", "mul", "div", "true_divide", "pow", "atan2",
                            "hypot", "complex", "polar", "maximum", "minimum", "eq", "ne",
                            "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
-                           "logical_and", "logical_or", "logical_xor", "logaddexp", "kron")},
+                           "logical_and", "logical_or", "logical_xor", "logaddexp", "kron",
+                           "arctan2", "divide", "multiply", "subtract", "greater",
+                           "greater_equal", "less", "less_equal", "not_equal", "gcd", "lcm",
+                           "bitwise_left_shift", "bitwise_right_shift")},
     "floor_divide": DIVISOR, "remainder": DIVISOR,
     "lerp": Ex(S, S, S), "addcmul": Ex(S, S, S), "addcdiv": Ex(S, S, ((2, 2), 1.1, 1.5)),
     "where": Ex(S, S, call=lambda f, x, y: f(_mask(), x, y)),
@@ -229,6 +233,29 @@ EXAMPLES = {
     # in-place only
     "copy_": BINARY,
     "fill_": Ex(S, call=lambda f, x: f(x, 0.5)),
+    "fill": Ex(S, call=lambda f, x: f(x, 0.5)),
+    "quantile": Ex((3,), call=lambda f, x: f(x, 0.4)),
+    "nanquantile": Ex((3,), call=lambda f, x: f(x, 0.4)),
+    "renorm": Ex(S, call=lambda f, x: f(x, 2, 0, 0.5)),
+    "combinations": Ex((3,)),
+    "mode": Ex(S, call=lambda f, x: f(x, 0)),
+    "histc": Ex(S, call=lambda f, x: f(x, 4, 0.0, 1.0)),
+    "cov": Ex((2, 3)),
+    "corrcoef": Ex((2, 3)),
+    "ldexp": Ex(S, call=lambda f, x: f(x, _i(1, 2))),
+    "nextafter": BINARY,
+    "mvlgamma": Ex(((2, 2), 1.5, 2.5), call=lambda f, x: f(x, 2)),
+    "trapz": BINARY,
+    "cumulative_trapezoid": BINARY,
+    "index_fill": Ex(S, call=lambda f, x: f(x, 0, _i(1), 0.5)),
+    "diagonal_scatter": Ex(S, (2,)),
+    "select_scatter": Ex(S, (2,), call=lambda f, x, s: f(x, s, 0, 1)),
+    "slice_scatter": Ex(S, (1, 2), call=lambda f, x, s: f(x, s, 0, 1)),
+    "fill_diagonal_": Ex(S, call=lambda f, x: f(x, 0.5)),
+    "stft": Ex((8,), call=lambda f, x: f(x, 4, hop_length=2, window=wgrad.hann_window(
+        4, dtype=x.dtype.to_real()), return_complex=True)),
+    "istft": Ex((3, 3), call=lambda f, x: f(x, 4, hop_length=1, window=wgrad.hann_window(
+        4, dtype=x.dtype.to_real()).to(x.dtype.to_real()))),
     # matrix products and functions
     **{n: BINARY for n in ("matmul", "mm", "inner", "vecdot")},
     **{n: VECS for n in ("dot", "vdot", "outer", "ger")},
@@ -249,6 +276,20 @@ EXAMPLES = {
               post=lambda u, s, vh: (_abs2(u), s, _abs2(vh)),
               note="probed through (U * U.conj(), S, Vh * Vh.conj()), which is gauge-invariant"),
     "cholesky": Ex(S, pre=_hpd),
+    # torch's older factorizations and solvers (wgrad.ops.linear_algebra; the linalg ones
+    # keep the plain names above)
+    "wgrad.ops.linear_algebra:svd": Ex(S, post=lambda u, s, v: (_abs2(u), s, _abs2(v)),
+                                       note="probed through (U * U.conj(), S, V * V.conj()), "
+                                       "which is gauge-invariant"),
+    "wgrad.ops.linear_algebra:qr": Ex(S, pre=_well_conditioned),
+    "cholesky_solve": Ex(S, S, pre=lambda b, a: (b, _hpd(a)[0].cholesky())),
+    "cholesky_inverse": Ex(S, pre=lambda a: (_hpd(a)[0].cholesky(),)),
+    "triangular_solve": Ex(S, S, pre=lambda b, a: (b, _well_conditioned(a)[0].triu())),
+    "lu": Ex(S, pre=_well_conditioned),
+    "lu_solve": Ex(S, S, pre=lambda b, a: (b, *wgrad.lu(_well_conditioned(a)[0]))),
+    "lu_unpack": Ex(S, pre=lambda a: wgrad.lu(_well_conditioned(a)[0])),
+    "addr": Ex(S, (2,), (2,)),
+    "vander": Ex((3,)),
     "cross": Ex((2, 3), (2, 3)),
     # convolutions
     "conv1d": Ex((1, 1, 4), (1, 1, 2), (1,)),
@@ -330,6 +371,7 @@ NOT_PROBED = {
     **{n: "random (a new mask per call); its gradient is the mask, tests/nn"
        for n in ("dropout", "dropout1d", "dropout2d", "dropout3d")},
     "gumbel_softmax": "random (new Gumbel noise per call); tests/nn/test_gumbel.py",
+    "unravel_index": "takes integer indices and a shape (no gradient)",
 }
 
 

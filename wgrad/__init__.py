@@ -17,8 +17,8 @@ if _dtype.X64_ENABLED:
 _compile_cache.configure()  # NOTE [Persistent compilation cache]
 _compile_cache.share_mlir_context()  # NOTE [Shared MLIR context]
 
-from ._dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # noqa: E402,A004
-                     float32, float64, get_default_dtype, int8, int16, int32, int64,
+from ._dtype import (bfloat16, bool, can_cast, complex64, complex128, dtype,  # noqa: E402,A004
+                     float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
                      promote_types, set_default_dtype, uint8)
 from ._dtype import as_dtype as _as_dtype  # noqa: E402,F401
 from ._device import device  # noqa: E402
@@ -39,9 +39,14 @@ from . import func  # noqa: E402
 from .ops._lazy import lazy  # noqa: E402
 from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
+from ._autograd.anomaly_mode import (is_anomaly_check_nan_enabled,  # noqa: E402
+                                     is_anomaly_enabled)
+from .func import vmap  # noqa: E402  (torch.vmap is torch.func.vmap)
 
 from .ops._storage import TypedStorage, UntypedStorage  # noqa: E402
 import math as _math  # noqa: E402
+import os as _os  # noqa: E402
+import warnings as _warnings  # noqa: E402
 
 inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
 
@@ -78,7 +83,141 @@ def numel(input):
     return input.numel()
 
 
-def is_nonzero(input):
-    if input.numel() != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return input.item() != 0  # bool(x), which the dtype ``bool`` shadows here
+def is_inference(input):
+    """Whether ``input`` is an inference tensor (made under ``inference_mode``).
+
+    Example
+    -------
+    >>> with wgrad.inference_mode():
+    ...     x = wgrad.ones(1)
+    >>> wgrad.is_inference(x)
+    True
+    """
+    return _tensor_arg("is_inference", input).is_inference()
+
+
+def detach(input):
+    """``input.detach()``: the same data, cut from the graph.
+
+    Example
+    -------
+    >>> wgrad.detach(wgrad.ones(1, requires_grad=True)).requires_grad
+    False
+    """
+    return _tensor_arg("detach", input).detach()
+
+
+def _tensor_arg(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input
+
+
+# -- runtime settings --------------------------------------------------------------------
+# XLA sizes its own thread pools: the thread counts are kept and returned as torch's are,
+# and change nothing (docs/differences.md); deterministic mode is a flag, as wgrad's
+# kernels are deterministic on the CPU.
+
+def _cores():
+    return len(_os.sched_getaffinity(0)) if hasattr(_os, "sched_getaffinity") else \
+        (_os.cpu_count() or 1)
+
+
+_settings = {"threads": _cores(), "interop_threads": _cores(), "deterministic": False,
+             "warn_only": False}
+
+
+def _set_threads(name, key, n):
+    if type(n) is not type(0):  # the builtin int (the dtype ``int`` shadows it here)
+        raise RuntimeError(f"{name} expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError(f"{name} expects a positive integer")
+    _settings[key] = n
+
+
+def get_num_threads():
+    """The number of intra-op threads (kept for torch code; XLA uses its own pool).
+
+    Example
+    -------
+    >>> wgrad.get_num_threads() >= 1
+    True
+    """
+    return _settings["threads"]
+
+
+def set_num_threads(int):  # noqa: A002  (torch's parameter name)
+    """Set the number that :func:`get_num_threads` returns (XLA's pool is unchanged)."""
+    _set_threads("set_num_threads", "threads", int)
+
+
+def get_num_interop_threads():
+    """The number of inter-op threads (kept for torch code; XLA uses its own pool)."""
+    return _settings["interop_threads"]
+
+
+def set_num_interop_threads(int):  # noqa: A002  (torch's parameter name)
+    """Set the number that :func:`get_num_interop_threads` returns."""
+    _set_threads("set_num_interop_threads", "interop_threads", int)
+
+
+def _check_bool(fn, arg, pos, value):
+    if not isinstance(value, type(True)):  # the builtin bool
+        where = f" (position {pos})" if pos else ""
+        raise TypeError(f"{fn}(): argument '{arg}'{where} must be bool, not "
+                        f"{type(value).__name__}")
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """Ask for deterministic algorithms (``warn_only``: warn, not raise, where there is
+    none). wgrad's kernels are deterministic on the CPU, so there this sets the flags only;
+    on a GPU it raises (warns with ``warn_only``) unless XLA's deterministic mode was set
+    when the process started (``XLA_FLAGS=--xla_gpu_deterministic_ops=true``).
+
+    Example
+    -------
+    >>> wgrad.use_deterministic_algorithms(True)
+    >>> wgrad.are_deterministic_algorithms_enabled()
+    True
+    >>> wgrad.use_deterministic_algorithms(False)
+    """
+    _check_bool("_set_deterministic_algorithms", "mode", 1, mode)
+    _check_bool("_set_deterministic_algorithms", "warn_only", 0, warn_only)
+    if mode and _jax.default_backend() == "gpu" and \
+            "--xla_gpu_deterministic_ops=true" not in _os.environ.get("XLA_FLAGS", ""):
+        # XLA's GPU scatters and reductions may use atomics; only a flag read when the
+        # backend starts makes them deterministic
+        msg = ("use_deterministic_algorithms(True): XLA's GPU kernels are deterministic "
+               "only when the process starts with XLA_FLAGS=--xla_gpu_deterministic_ops=true "
+               "(set it before importing wgrad)")
+        if not warn_only:
+            raise RuntimeError(msg)
+        _warnings.warn(msg, UserWarning, stacklevel=2)
+    _settings["deterministic"], _settings["warn_only"] = mode, warn_only
+
+
+def are_deterministic_algorithms_enabled():
+    """Whether :func:`use_deterministic_algorithms` turned the mode on."""
+    return _settings["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    """Whether deterministic mode was turned on with ``warn_only=True``."""
+    return _settings["warn_only"]
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """Turn anomaly detection on or off (``autograd.set_detect_anomaly`` without the
+    context manager).
+
+    Example
+    -------
+    >>> wgrad.set_anomaly_enabled(True)
+    >>> wgrad.is_anomaly_enabled()
+    True
+    >>> wgrad.set_anomaly_enabled(False)
+    """
+    _check_bool("set_anomaly_enabled", "enabled", 1, enabled)
+    _check_bool("set_anomaly_enabled", "check_nan", 2, check_nan)
+    autograd.set_detect_anomaly(enabled, check_nan)

@@ -2,15 +2,18 @@
 import builtins
 import contextlib
 import math
+import operator
 import threading
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.special as jsp
 import numpy as np
 
 from . import _dtype as D
 from ._device import device as _dev
 from ._tensor import Size, Tensor, _make, _raw_data
+from .ops._out import _CPP
 from .ops._primitive import Primitive
 from .ops._promote import scalar_dtype
 from .ops.shape import _new_size
@@ -20,7 +23,8 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "ful
            "normal", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like",
            "randn_like", "randint_like", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "scalar_tensor", "bernoulli", "tril_indices",
-           "triu_indices"]
+           "triu_indices", "hann_window", "hamming_window", "blackman_window",
+           "bartlett_window", "kaiser_window"]
 
 
 def _finish(data, requires_grad, device=None):
@@ -264,6 +268,134 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
     """
     return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device,
                         requires_grad)
+
+
+# -- windows ---------------------------------------------------------------------------
+# Each window is computed in its own dtype by torch's steps (arange, scale, cos, ...), so
+# float32 windows round as torch's do; a periodic window is the symmetric window of
+# length + 1 without its last point.
+
+def _window(name, window_length, dtype, requires_grad, device, make, *args):
+    if isinstance(window_length, bool) or not hasattr(window_length, "__index__"):
+        raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
+                        f"{type(window_length).__name__}")
+    n = operator.index(window_length)
+    d = _dt(dtype)
+    if not (d.is_floating_point or d.is_complex):
+        raise RuntimeError(
+            f"{name} expects floating point dtypes, got: TensorOptions(dtype={_CPP[d.name]}, "
+            f"device=cpu, layout=Strided (default), requires_grad=false (default), "
+            f"pinned_memory=false, memory_format=(nullopt))")
+    if n < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got "
+                           f"window_length={n}")
+    if n <= 1:
+        return _filled((n,), 1, d.np, requires_grad, device)
+    if d.is_complex:  # torch's arange has no complex kernel
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{d.scalar_name}'")
+    return _made(make, (n, *args, d.np), requires_grad, device)
+
+
+def _symmetric_length(n, periodic):
+    return n + 1 if periodic else n
+
+
+def _cosine_window(n, periodic, alpha, beta, dt):
+    m = _symmetric_length(n, periodic)
+    w = jnp.cos(jnp.arange(m, dtype=dt) * (2 * math.pi / (m - 1))) * (-beta) + alpha
+    return w[:n]
+
+
+def _blackman(n, periodic, dt):
+    m = _symmetric_length(n, periodic)
+    w = jnp.arange(m, dtype=dt) * (math.pi / (m - 1))
+    return (jnp.cos(w * 4) * 0.08 - jnp.cos(w * 2) * 0.5 + 0.42)[:n]
+
+
+def _bartlett(n, periodic, dt):
+    m = _symmetric_length(n, periodic)
+    w = jnp.arange(m, dtype=dt) * (2 / (m - 1))
+    return jnp.where(jnp.arange(m) > (m - 1) // 2, 2 - w, w)[:n]
+
+
+def _kaiser(n, periodic, beta, dt):
+    m = _symmetric_length(n, periodic)
+    a = (m - 1) / 2
+    # the window's dtype for float32/64, float32 for the half types (torch's opmath)
+    ct = jnp.promote_types(dt, jnp.float32)
+    r = (jnp.arange(m, dtype=ct) - a) / a
+    w = jsp.i0(beta * jnp.sqrt(jnp.abs(1 - r * r))) / jsp.i0(jnp.asarray(beta, ct))
+    return w[:n].astype(dt)
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                pin_memory=False, requires_grad=False):
+    """The Hann window ``sin(pi n / (N - 1))**2``, ``N = window_length`` (``+ 1`` when
+    ``periodic``, the last point dropped: the form ``stft`` wants).
+
+    Example
+    -------
+    >>> wgrad.hann_window(4)
+    tensor([0.0000, 0.5000, 1.0000, 0.5000])
+    """
+    return _window("hann_window", window_length, dtype, requires_grad, device,
+                   _cosine_window, bool(periodic), 0.5, 0.5)
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    """The generalized Hamming window ``alpha - beta cos(2 pi n / (N - 1))``
+    (``N`` as in :func:`hann_window`).
+
+    Example
+    -------
+    >>> wgrad.hamming_window(3, periodic=False, dtype=wgrad.float64)
+    tensor([0.0800, 1.0000, 0.0800], dtype=wgrad.float64)
+    """
+    return _window("hamming_window", window_length, dtype, requires_grad, device,
+                   _cosine_window, bool(periodic), float(alpha), float(beta))
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    """The Blackman window ``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``
+    (``N`` as in :func:`hann_window`).
+
+    Example
+    -------
+    >>> wgrad.blackman_window(5, periodic=False)[1:4]
+    tensor([0.3400, 1.0000, 0.3400])
+    """
+    return _window("blackman_window", window_length, dtype, requires_grad, device,
+                   _blackman, bool(periodic))
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    """The triangular (Bartlett) window ``1 - |2 n / (N - 1) - 1|`` (``N`` as in
+    :func:`hann_window`).
+
+    Example
+    -------
+    >>> wgrad.bartlett_window(5, periodic=False)
+    tensor([0.0000, 0.5000, 1.0000, 0.5000, 0.0000])
+    """
+    return _window("bartlett_window", window_length, dtype, requires_grad, device,
+                   _bartlett, bool(periodic))
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+                  device=None, pin_memory=False, requires_grad=False):
+    """The Kaiser window ``I0(beta sqrt(1 - ((n - N/2) / (N/2))**2)) / I0(beta)`` with
+    ``N = window_length - 1`` (``window_length`` when ``periodic``).
+
+    Example
+    -------
+    >>> wgrad.kaiser_window(3, periodic=False, beta=0.)
+    tensor([1., 1., 1.])
+    """
+    return _window("kaiser_window", window_length, dtype, requires_grad, device,
+                   _kaiser, bool(periodic), float(beta))
 
 
 # -- random ----------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import ml_dtypes  # installed with jax
 import numpy as np
 
 __all__ = ["dtype", "get_default_dtype", "set_default_dtype", "as_dtype", "promote_types",
-           "X64_ENABLED"]
+           "can_cast", "X64_ENABLED"]
 
 # NOTE [64-bit dtypes]
 # wgrad enables JAX's x64 mode at import so float64/complex128/int64 exist, as in torch.
@@ -183,3 +183,21 @@ def promote_types(a, b):
             r = from_np(np.promote_types(a.np, b.np))
         _PROMOTE[key] = r
     return r
+
+
+def can_cast(from_, to):
+    """torch.can_cast: whether a value of dtype ``from_`` may be cast to ``to`` under torch's
+    casting rule, which refuses only a step down in kind (complex to real, floating to
+    integral, non-bool to bool).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.can_cast(wgrad.float64, wgrad.int8), wgrad.can_cast(wgrad.int64, wgrad.float16)
+    (False, True)
+    """
+    for name, pos, v in (("from_", 1, from_), ("to", 2, to)):
+        if not isinstance(v, dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {pos}) must be "
+                            f"torch.dtype, not {type(v).__name__}")
+    return from_._category <= to._category

@@ -589,6 +589,10 @@ class Tensor(_Fields):
     def __ror__(self, o): return _raw_ops.bitwise_or(o, self)
     def __xor__(self, o): return _raw_ops.bitwise_xor(self, o)
     def __rxor__(self, o): return _raw_ops.bitwise_xor(o, self)
+    def __lshift__(self, o): return _raw_ops.bitwise_left_shift(self, o)
+    def __rlshift__(self, o): return _raw_ops.bitwise_left_shift(o, self)
+    def __rshift__(self, o): return _raw_ops.bitwise_right_shift(self, o)
+    def __rrshift__(self, o): return _raw_ops.bitwise_right_shift(o, self)
     def __eq__(self, o): return _raw_ops.eq(self, o)
     def __ne__(self, o): return _raw_ops.ne(self, o)
     def __lt__(self, o): return _raw_ops.lt(self, o)
@@ -607,6 +611,8 @@ class Tensor(_Fields):
     def __iand__(self, o): return _raw_ops.bitwise_and_(self, o)
     def __ior__(self, o): return _raw_ops.bitwise_or_(self, o)
     def __ixor__(self, o): return _raw_ops.bitwise_xor_(self, o)
+    def __ilshift__(self, o): return _raw_ops.bitwise_left_shift_(self, o)
+    def __irshift__(self, o): return _raw_ops.bitwise_right_shift_(self, o)
 
     @property
     def T(self): return _ops.numpy_T(self)
@@ -759,7 +765,9 @@ class _raw_ops:
 
 
 for _name in ("abs", "add", "add_", "bitwise_and", "bitwise_and_", "bitwise_not",
-              "bitwise_or", "bitwise_or_", "bitwise_xor", "bitwise_xor_", "div", "div_", "eq",
+              "bitwise_or", "bitwise_or_", "bitwise_xor", "bitwise_xor_", "bitwise_left_shift",
+              "bitwise_left_shift_", "bitwise_right_shift", "bitwise_right_shift_", "div",
+              "div_", "eq",
               "floor_divide", "floor_divide_", "ge", "getitem", "gt", "le", "lt", "matmul",
               "mul", "mul_", "ne", "neg", "pow", "pow_", "reciprocal", "remainder", "remainder_",
               "rsub", "sub", "sub_"):

@@ -7,10 +7,13 @@ complex case a loss must not depend on the arbitrary phase of the vectors, and b
 raises torch's error when it does.
 """
 from .ops.linear_algebra import (EighResult, EigResult, LinAlgError,  # noqa: F401
-                                 LstsqResult, QRResult, SlogdetResult, SVDResult, cholesky,
-                                 cross, det, eig, eigh, eigvals, eigvalsh, inv, lstsq,
-                                 matrix_exp, matrix_norm, matrix_power, multi_dot, norm, pinv,
-                                 qr, slogdet, solve, svd, svdvals, vecdot, vector_norm)
+                                 LstsqResult, QRResult, SlogdetResult, SVDResult, cross, det,
+                                 eig, eigh, eigvals, eigvalsh, inv, lstsq, matrix_exp,
+                                 matrix_norm, matrix_power, multi_dot, norm, pinv, slogdet,
+                                 solve, svdvals, vecdot, vector_norm)
+# torch.cholesky, torch.qr and torch.svd have other signatures: the module's names are those
+from .ops.linear_algebra import (linalg_cholesky as cholesky, linalg_qr as qr,  # noqa: F401
+                                 linalg_svd as svd)
 from .ops.linear_algebra import matmul, tensordot  # noqa: F401
 
 __all__ = ["solve", "inv", "det", "slogdet", "eigh", "eigvalsh", "eig", "eigvals", "svd",

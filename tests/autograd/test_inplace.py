@@ -196,11 +196,18 @@ def test_errors():
         wgrad.zeros(3).fill_(wgrad.ones(2))
 
 
-def test_non_differentiable_inplace_cuts_history():
+def test_inplace_comparison_keeps_a_zero_gradient_node():
+    # as torch: the float result stays in the graph (GtBackward0), its gradient is zero;
+    # on an integer tensor there is no graph to keep
     x = wgrad.randn(3, requires_grad=True)
     y = x * 1
     y.gt_(0)
-    assert y.grad_fn is None and not y.requires_grad and y.dtype is wgrad.float32
+    assert y.grad_fn.name() == "GtBackward0" and y.requires_grad
+    assert y.dtype is wgrad.float32
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    n = wgrad.tensor([1, 5]).gt_(2)
+    assert n.grad_fn is None and n.tolist() == [0, 1]
 
 
 @given(st.integers(0, 3))

@@ -101,6 +101,36 @@ def _inplace_variants(T):
     return (y, m, v, b, c, g, f, *T.autograd.grad(y.sum() + m.sum(), x))
 
 
+def _comparison_inplace(T, name, other):
+    """A comparison in place on a float tensor inside autograd: its node (a number or a
+    tensor overload), its value and the zero gradients it passes."""
+    x = _t(T, [1., -2., 0.5], True)
+    o = _t(T, [0.5, 0.5, 0.5], True) if other is None else other
+    y = x * 1
+    getattr(y, name)(o)
+    gs = T.autograd.grad(y.sum(), (x, o) if other is None else (x,))
+    return (np.asarray(type(y.grad_fn).__name__), np.asarray(len(y.grad_fn.next_functions)),
+            y, *gs)
+
+
+def _cholesky_lower(T):
+    """linalg.cholesky reads the lower triangle (wgrad symmetrized: a wrong factor, or a
+    wrong error, for a non-symmetric input), and its gradient is torch's."""
+    x = _t(T, [[4., 100.], [2., 5.]], True)
+    L = T.linalg.cholesky(x)
+    return (L, *T.autograd.grad((L * _t(T, [[1., 2.], [3., 4.]])).sum(), x))
+
+
+def _cholesky_batch_message(T):
+    try:  # torch's exception class is torch._C._LinAlgError: compare the message
+        T.linalg.cholesky(T.stack([T.eye(2), -T.eye(2)]).double())
+    except Exception as e:  # noqa: BLE001
+        return np.asarray(str(e))
+
+
+_COMPLEX_PAIR = (lambda T: T.tensor([1 + 1j, 2j]), lambda T: T.tensor([1j, 1j]))
+
+
 CASES = {
     "fmax_fmin": _fmax_fmin,
     "fmax_number_other": lambda T: T.fmax(T.ones(2), 0.5),
@@ -185,6 +215,27 @@ CASES = {
                                                out=T.empty(0, dtype=T.int64)),
     "abs_inplace_complex": lambda T: T.tensor([1 + 1j, 2j]).abs_(),
     "to_memory_format": lambda T: T.ones(2).to(T.float64, memory_format=T.preserve_format),
+    # in-place comparisons keep a node with zero gradient (wgrad cut the history)
+    **{f"{n}_inplace_{k}": (lambda n, o: lambda T: _comparison_inplace(T, n, o))(n, o)
+       for n in ("eq_", "ne_", "lt_", "le_", "gt_", "ge_", "greater_", "not_equal_")
+       for k, o in (("tensor", None), ("number", 0.5))},
+    # complex numbers have no order: torch raises (wgrad compared them)
+    **{f"{n}_complex": (lambda n: lambda T: getattr(T, n)(
+        _COMPLEX_PAIR[0](T), _COMPLEX_PAIR[1](T)))(n) for n in ("gt", "ge", "lt", "le",
+                                                                 "greater", "less_equal")},
+    "gt_inplace_complex": lambda T: _COMPLEX_PAIR[0](T).gt_(0),
+    "clamp_complex": lambda T: T.clamp(_COMPLEX_PAIR[0](T), 0),
+    "hardtanh_complex": lambda T: T.nn.functional.hardtanh(_COMPLEX_PAIR[0](T)),
+    "topk_complex": lambda T: T.topk(_COMPLEX_PAIR[0](T), 1),
+    "kthvalue_complex": lambda T: T.kthvalue(_COMPLEX_PAIR[0](T), 1),
+    "median_complex": lambda T: T.median(_COMPLEX_PAIR[0](T)),
+    "median_dim_complex": lambda T: T.median(_COMPLEX_PAIR[0](T), 0),
+    "nanmedian_dim_complex": lambda T: T.nanmedian(_COMPLEX_PAIR[0](T), 0),
+    "linalg_cholesky_lower_triangle": _cholesky_lower,
+    "linalg_cholesky_batch_error": _cholesky_batch_message,
+    # expand names the mismatching dimension counting from the last, as torch
+    **{f"expand_error_{i}": (lambda a, b: lambda T: T.ones(*a).expand(*b))(a, b)
+       for i, (a, b) in enumerate((((3, 3), (2, 2)), ((3,), (-1, 5)), ((1, 3), (-1, 2, 4))))},
     # nanmedian along a dim (was NotImplementedError): values, indices and gradient
     "nanmedian_dim": lambda T: (lambda x: (lambda r: (r.values, r.indices, T.autograd.grad(
         r.values.sum(), x)[0]))(T.nanmedian(x, 1)))(_t(

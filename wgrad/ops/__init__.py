@@ -22,8 +22,9 @@ from .indexing import *  # noqa: F401,F403
 from .linear_algebra import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
-from . import conv, spectral  # noqa: F401  (spectral: no __all__; wgrad.fft is the namespace)
+from . import conv, spectral  # noqa: F401  (spectral: stft/istft; wgrad.fft has the rest)
 from .conv import *  # noqa: F401,F403
+from .spectral import *  # noqa: F401,F403
 from . import compare
 from .compare import *  # noqa: F401,F403
 from . import inplace  # noqa: E402  (after the families it wraps)
@@ -41,7 +42,7 @@ _out.install(vars(_creation), "creation")
 # the public functions only: ``from .ops import *`` binds no module (wgrad.shape, ...)
 _FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral,
              compare, activation, layer, loss)
-__all__ = [name for mod in _FAMILIES if mod is not spectral for name in mod.__all__]
+__all__ = [name for mod in _FAMILIES for name in mod.__all__]
 
 
 def _bind_methods():
@@ -59,6 +60,7 @@ def _bind_methods():
                      ("int", "int32"), ("bool", "bool"), ("byte", "uint8"), ("char", "int8"),
                      ("short", "int16"), ("bfloat16", "bfloat16")):
         setattr(Tensor, name, _caster(dt))
+    Tensor.chalf = _chalf
 
 
 def _caster(name):
@@ -66,6 +68,12 @@ def _caster(name):
         return shape.to(self, getattr(_dtype, name))
     cast.__name__ = name
     return cast
+
+
+def _chalf(self, memory_format=None):
+    """torch's ``Tensor.chalf()`` casts to complex32, a dtype JAX does not have."""
+    raise NotImplementedError("chalf(): wgrad has no complex32 (ComplexHalf) dtype, as JAX "
+                              "has none; use cfloat() for complex64")
 
 
 _bind_methods()

@@ -40,19 +40,23 @@ _ELEMENTWISE = (
     "bitwise_or bitwise_xor logical_not logical_and logical_or logical_xor atan2 hypot lerp "
     "addcmul addcdiv exp2 logaddexp deg2rad rad2deg acosh asinh atanh clamp_min clamp_max "
     "copysign fmod logaddexp2 heaviside igamma igammac float_power sinc signbit nan_to_num "
-    "xlogy digamma erfc erfinv lgamma logit isin softplus fmax fmin isposinf isneginf")
+    "xlogy digamma erfc erfinv lgamma logit isin softplus fmax fmin isposinf isneginf "
+    "arccos arcsin arctan arccosh arcsinh arctanh arctan2 divide multiply subtract greater "
+    "greater_equal less less_equal not_equal fix gcd lcm i0 "
+    "ldexp nextafter mvlgamma bitwise_left_shift bitwise_right_shift")
 _NO_GRAD_ERROR = ("floor_divide eq ne lt le gt ge bitwise_not bitwise_and bitwise_or "
                   "bitwise_xor logical_not logical_and logical_or logical_xor conj_physical "
                   "all any nonzero tensordot isin signbit bucketize searchsorted argmax "
-                  "argmin isposinf isneginf").split()
+                  "argmin isposinf isneginf greater greater_equal less less_equal not_equal gcd "
+                  "lcm bitwise_left_shift bitwise_right_shift").split()
 _ATEN = {"negative": "neg", "square": "pow", "clip": "clamp", "true_divide": "div",
          "absolute": "abs", "concat": "cat", "concatenate": "cat", "hstack": "cat",
          "vstack": "cat", "diff": "sub", "outer": "mul", "ger": "mul", "kron": "mul",
          "inverse": "linalg_inv_ex", "chain_matmul": "mm", "take_along_dim": "gather",
          "solve": "_linalg_solve_ex", "inv": "linalg_inv_ex", "det": "_linalg_det",
          "slogdet": "_linalg_slogdet", "eigh": "_linalg_eigh", "eigvalsh": "_linalg_eigh",
-         "eig": "linalg_eig", "eigvals": "linalg_eig", "svd": "_linalg_svd",
-         "svdvals": "_linalg_svd", "qr": "linalg_qr", "cholesky": "linalg_cholesky_ex",
+         "eig": "linalg_eig", "eigvals": "linalg_eig", "linalg_svd": "_linalg_svd",
+         "svdvals": "_linalg_svd", "linalg_cholesky": "linalg_cholesky_ex",
          "pinv": "linalg_pinv", "vector_norm": "linalg_vector_norm", "cross": "linalg_cross",
          "multi_dot": "mm", "vecdot": "sum", "norm": "linalg_vector_norm",
          "fft": "_fft_c2c", "ifft": "_fft_c2c", "fft2": "_fft_c2c", "ifft2": "_fft_c2c",
@@ -61,7 +65,9 @@ _ATEN = {"negative": "neg", "square": "pow", "clip": "clamp", "true_divide": "di
          "irfftn": "_fft_c2r", "hfft": "_fft_c2r", "float_power": "pow",
          "column_stack": "cat", "dstack": "cat", "nanmean": "nansum",
          "logsigmoid": "log_sigmoid_forward", "lstsq": "linalg_lstsq",
-         "matrix_power": "matmul"}
+         "matrix_power": "matmul", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
+         "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2",
+         "divide": "div", "multiply": "mul", "subtract": "sub", "fix": "trunc"}
 # How each op checks out's dtype against its result's (``_rule``): (how, exception,
 # message). how: "exact" (the same dtype), "cast" (a result kind that fits: bool < int <
 # float < complex), "float" (a floating out), "floatc" (floating or complex), "real" (not
@@ -79,13 +85,14 @@ def _rules(how, names, message=None, exc=RuntimeError):
 
 _RULES = {
     **_rules("exact", "mm bmm sort inverse solve inv det slogdet eigh eigvalsh "
-                      "svd svdvals qr cholesky vector_norm reduction.norm cross ifft ihfft "
+                      "linalg_svd svdvals linalg_qr linalg_cholesky vector_norm "
+                      "reduction.norm cross ifft ihfft "
                       "addmm addmv baddbmm mv isin softmax log_softmax aminmax avg_pool2d "
                       "avg_pool3d linear scatter scatter_add argmax argmin max min topk "
                       "gather take_along_dim tril triu index_copy index_add index_reduce "
-                      "scatter_reduce"),
+                      "scatter_reduce slice_scatter"),
     **_rules("exact", "gelu softplus softshrink hardshrink abs absolute ceil floor frac round "
-                      "sign sgn trunc conj_physical neg negative",
+                      "sign sgn trunc fix conj_physical neg negative",
              "Found dtype {out} but expected {res}"),
     **_rules("exact", "cummax cummin logcumsumexp",
              "expected scalar_type {res} but found {out}"),
@@ -97,6 +104,9 @@ _RULES = {
     **_rules("exact", "float_power", "the output given to float_power has dtype {out} but "
                                      "the operation's result requires dtype {res}"),
     **_rules("exact", "signbit", "signbit does not support non-boolean outputs."),
+    **_rules("cast", "ldexp", "ldexp can't be cast to the desired output type {out}"),
+    **_rules("cast", "mvlgamma",
+             "mvlgamma: result type {res} can't be cast to the desired output type {res}"),
     **_rules("exact", "heaviside",
              "heaviside is not yet implemented for tensors with different dtypes."),
     **_rules("exact", "addbmm", "self and mat2 must have the same dtype, but got {out} and "
@@ -172,7 +182,7 @@ _IN_OUT_DTYPE = ("cumsum", "cumprod")
 _OUT_GRAPH = {
     "inner": "history", "linear_algebra.norm": "history", "matrix_norm": "history",
     "softmax": "softmax", "log_softmax": "log_softmax", "heaviside": "heaviside",
-    "conj_physical": "conj_physical",
+    "conj_physical": "conj_physical", "slice_scatter": "slice_scatter",
     "diag": lambda args: "diag_embed" if args[0].ndim == 1 else "diagonal_copy",
 }
 _RAISES = {}  # aten op -> the identity Primitive whose backward raises torch's error
@@ -194,11 +204,13 @@ TAKES_OUT = {
                   "argmax argmin nanmean nansum").split(),
     "linear_algebra": ("matmul mm bmm dot vdot outer ger inner inverse matrix_power "
                        "chain_matmul tensordot solve inv det slogdet eigh eigvalsh eig "
-                       "eigvals svd svdvals qr cholesky pinv matrix_norm vector_norm "
-                       "cross multi_dot vecdot addmm addmv addbmm baddbmm mv lstsq norm").split(),
+                       "eigvals linalg_svd svdvals linalg_qr linalg_cholesky pinv matrix_norm "
+                       "vector_norm cross multi_dot vecdot addmm addmv addbmm baddbmm mv lstsq "
+                       "norm").split(),
     "indexing": ("index_select gather take_along_dim masked_select nonzero sort topk "
                  "kthvalue tril triu diag kron take scatter scatter_add bucketize "
-                 "searchsorted index_copy index_add index_reduce scatter_reduce").split(),
+                 "searchsorted index_copy index_add index_reduce scatter_reduce "
+                 "slice_scatter").split(),
     "fft": ("fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft "
             "ihfft").split(),
     "activation": "softmax log_softmax softshrink hardshrink gelu".split(),
@@ -425,8 +437,8 @@ def install(namespace, family):
         fn = namespace[name]
         aten = None if name in _NO_GRAD_ERROR else _ATEN.get(name, name)
         # torch's argument parser names the linalg-only functions linalg_<name>
-        parser = name if family != "linear_algebra" or name in namespace["__all__"] \
-            else "linalg_" + name
+        parser = name if family != "linear_algebra" or name in namespace["__all__"] or \
+            name.startswith("linalg_") else "linalg_" + name
         graph = _OUT_GRAPH.get(f"{family}.{name}", _OUT_GRAPH.get(name))
         if graph is not None:
             aten = None  # no autograd error: out takes a history

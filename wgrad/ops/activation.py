@@ -269,7 +269,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     tensor([-1.0000,  0.5000,  1.0000])
     """
     if input.is_complex():
-        raise RuntimeError("clamp is not supported for complex types")
+        raise NotImplementedError("clamp is not supported for complex types")
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _hardtanh(input, min_val=min_val, max_val=max_val)

@@ -1,11 +1,12 @@
-"""Closeness and equality tests: ``isclose``, ``allclose``, ``equal`` (not differentiable)."""
+"""Closeness and equality tests: ``isclose``, ``allclose``, ``equal``, and the predicates
+``is_same_size``, ``is_signed``, ``is_nonzero`` (not differentiable)."""
 import jax.numpy as jnp
 
 from .. import _dtype
 from .._tensor import Tensor, _make
 
-__all__ = ["isclose", "allclose", "equal"]
-METHODS = ("isclose", "allclose", "equal")
+__all__ = ["isclose", "allclose", "equal", "is_same_size", "is_signed", "is_nonzero"]
+METHODS = ("isclose", "allclose", "equal", "is_same_size", "is_signed", "is_nonzero")
 
 
 def _check_tensor(fn, name, pos, v):
@@ -89,3 +90,48 @@ def equal(input, other):
     if tuple(input.shape) != tuple(other.shape):
         return False
     return bool(jnp.all(input._data == other._data))
+
+
+def is_same_size(input, other):
+    """Whether both tensors have the same shape.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.ones(2, 3).is_same_size(wgrad.zeros(2, 3, dtype=wgrad.int64))
+    True
+    """
+    _check_tensor("is_same_size", "input", 1, input)
+    _check_tensor("is_same_size", "other", 2, other)
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def is_signed(input):
+    """Whether ``input``'s dtype is signed (all but bool and uint8).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.tensor([1], dtype=wgrad.uint8).is_signed(), wgrad.ones(1).is_signed()
+    (False, True)
+    """
+    _check_tensor("is_signed", "input", 1, input)
+    return input.dtype.is_signed
+
+
+def is_nonzero(input):
+    """Whether the one element of ``input`` is nonzero (``bool(input)`` with torch's error
+    for no element or several).
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.tensor([0.]).is_nonzero(), wgrad.tensor([[2]]).is_nonzero()
+    (False, True)
+    """
+    _check_tensor("is_nonzero", "input", 1, input)
+    n = input.numel()
+    if n != 1:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if n == 0 else
+                           "Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input._data.reshape(()) != 0)

@@ -3,6 +3,7 @@
 Every formula follows NOTE [Conjugate Wirtinger convention] in _primitive.py.
 """
 import builtins
+import collections
 import math
 import warnings
 
@@ -13,10 +14,11 @@ from .. import _dtype as D
 from .._autograd.grad_mode import _state
 from .._tensor import Tensor, _make
 from ._lazy import raw as _raw
-from ._out import _CPP
+from ._out import _CPP, apply_out
 from ._primitive import Primitive, check_broadcast, device_constant, holomorphic
 from ._promote import float_dtype, result_type
 from ._views import conj_bits
+from .compare import _check_tensor
 from .indexing import nonzero
 from .shape import transpose
 
@@ -35,7 +37,10 @@ __all__ = [
     "asinh", "acosh", "atanh", "isin", "igamma", "igammac", "signbit", "lgamma", "digamma",
     "polygamma", "erfinv", "erfc", "xlogy", "fmod", "nan_to_num", "logit", "sinc",
     "heaviside", "copysign", "clamp_min", "clamp_max", "float_power", "logaddexp2",
-    "positive", "rsub", "fmax", "fmin", "isposinf", "isneginf",
+    "positive", "rsub", "fmax", "fmin", "isposinf", "isneginf", "arccos", "arcsin", "arctan",
+    "arccosh", "arcsinh", "arctanh", "arctan2", "divide", "multiply", "subtract", "greater",
+    "greater_equal", "less", "less_equal", "not_equal", "fix", "gcd", "lcm", "i0", "frexp",
+    "ldexp", "nextafter", "mvlgamma", "bitwise_left_shift", "bitwise_right_shift",
 ]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
@@ -52,7 +57,10 @@ METHODS = (
     "resolve_neg", "adjoint", "asinh", "acosh", "atanh", "igamma", "igammac", "signbit",
     "lgamma", "digamma", "polygamma", "erfinv", "erfc", "xlogy", "fmod", "nan_to_num",
     "logit", "sinc", "heaviside", "copysign", "clamp_min", "clamp_max", "float_power",
-    "logaddexp2", "positive", "fmax", "fmin", "isposinf", "isneginf",
+    "logaddexp2", "positive", "fmax", "fmin", "isposinf", "isneginf", "arccos", "arcsin",
+    "arctan", "arccosh", "arcsinh", "arctanh", "arctan2", "divide", "multiply", "subtract",
+    "greater", "greater_equal", "less", "less_equal", "not_equal", "fix", "gcd", "lcm", "i0",
+    "frexp", "ldexp", "nextafter", "mvlgamma", "bitwise_left_shift", "bitwise_right_shift",
 )  # real, imag, is_complex, is_floating_point: Tensor's own; where: self is the ``input``
 
 _I = 1j
@@ -109,10 +117,11 @@ _div = Primitive(
     "div", lambda self, other, *, dtype: _c(self, dtype) / _c(other, dtype),
     self=holomorphic(lambda other: other, divide=True),
     other=holomorphic(lambda self, other: -((self / other) / other)))
-# rounding divisions are piecewise constant: zero gradient, as torch
+# rounding divisions are piecewise constant: zero gradient, as torch (div.Tensor_mode, also
+# for a number: torch's parser wraps it)
 _div_rounded = Primitive(
     "div", lambda self, other, *, dtype, rounding_mode: _round_div(
-        _c(self, dtype), _c(other, dtype), rounding_mode),
+        _c(self, dtype), _c(other, dtype), rounding_mode), node_name="DivBackward2",
     self=lambda grad: grad * 0,
     other=lambda grad: grad * 0)
 _neg = Primitive("neg", lambda self: -self, self=lambda grad: -grad)
@@ -167,8 +176,8 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         return _binary(_div, input, other, float_dtype(d))
     if rounding_mode not in ("trunc", "floor"):
-        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                         f"but found '{rounding_mode}'")
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or "
+                           f"'floor' but found '{rounding_mode}'")
     _check_int_divisor(d, other)
     return _binary(_div_rounded, input, other, d, rounding_mode=rounding_mode)
 
@@ -730,7 +739,7 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input.is_complex():
-        raise RuntimeError("clamp is not supported for complex types")
+        raise NotImplementedError("clamp is not supported for complex types")
     return _clamp(input, min, max)
 
 
@@ -818,22 +827,60 @@ def masked_fill(input, mask, value):
     return _masked_fill(input, mask, value)
 
 
-def check_fill_value(input, value):
-    """torch's error for a complex value written into a real tensor (fill_, masked_fill,
-    setitem), where JAX would drop the imaginary part. Callers pass only the values torch
-    refuses: fill_ and setitem take a complex tensor (with a warning)."""
-    if input._data.dtype.kind == "c":
+def check_fill_value(input, value, setitem=False):
+    """torch's check of a value written into ``input`` (fill, masked_fill, setitem): a
+    complex one needs a complex tensor unless its imaginary part is 0 (JAX would drop it),
+    and a number must fit the dtype (c10's ``overflows``: within its range, no nan or inf
+    into an integer type, an integer into an unsigned type down to ``-max``, which wraps;
+    torch's setitem checks no range for float16 and bfloat16: it converts through a wider
+    tensor). A tensor value is refused only when complex into a real tensor, as
+    masked_fill's (fill_ and setitem cast it with a warning: they pass numbers only)."""
+    d = input.dtype
+    if isinstance(value, Tensor):
+        if value._data.dtype.kind == "c" and not d.is_complex:
+            _overflow(d)
         return
-    if (isinstance(value, builtins.complex) and value.imag != 0) or (
-            isinstance(value, Tensor) and value._data.dtype.kind == "c"):
-        name = _C_TYPE.get(input.dtype.name, input.dtype.name)
-        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    if d is D.bool or isinstance(value, jax.core.Tracer):
+        return
+    if hasattr(value, "item"):  # a NumPy scalar or array
+        value = value.item()
+    parts = (value,)
+    if isinstance(value, builtins.complex):
+        if value.imag and not d.is_complex:
+            _overflow(d)
+        parts = (value.real, value.imag) if d.is_complex else (value.real,)
+    if setitem and d in (D.float16, D.bfloat16):
+        return
+    if not builtins.all(_fits(d.to_real(), v) for v in parts):
+        _overflow(d)
+
+
+def _fits(d, v):
+    if isinstance(v, builtins.bool):
+        return True
+    if d.is_floating_point:
+        if isinstance(v, float) and not math.isfinite(v):
+            return True
+        return builtins.abs(v) <= float(jnp.finfo(d.np).max)
+    info = jnp.iinfo(d.np)
+    if isinstance(v, float):
+        # compared exactly (c10 compares in double, so 2.0**63 passes into int64 and
+        # becomes its lowest value there: refused here); False for nan
+        return info.min <= v <= info.max
+    if info.min == 0 and v < 0:
+        return -v <= info.max
+    return info.min <= v <= info.max
+
+
+def _overflow(d):
+    raise RuntimeError(f"value cannot be converted to type {_C_TYPE[d.name]} without overflow")
 
 
 # the C++ type names in torch's conversion errors
 _C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
-           "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "short",
-           "int8": "signed char", "uint8": "unsigned char"}
+           "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "int16_t",
+           "int8": "int8_t", "uint8": "uint8_t", "bool": "bool",
+           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 _atan2 = Primitive(
@@ -1339,16 +1386,30 @@ def _nondiff(name, fn):
     return op
 
 
+def _ordering(op):
+    """An order comparison: complex numbers have no order, torch raises."""
+    name = op.__name__
+
+    def ordered(input, other):
+        d = result_type(input, other)
+        if d.is_complex:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{d.scalar_name}'")
+        return op(input, other)
+    ordered.__name__ = name
+    return ordered
+
+
 def _cmp(fn):
     return lambda self, other, *, dtype: fn(_c(self, dtype), _c(other, dtype))
 
 
 eq = _nondiff("eq", _cmp(jnp.equal))
 ne = _nondiff("ne", _cmp(jnp.not_equal))
-lt = _nondiff("lt", _cmp(jnp.less))
-le = _nondiff("le", _cmp(jnp.less_equal))
-gt = _nondiff("gt", _cmp(jnp.greater))
-ge = _nondiff("ge", _cmp(jnp.greater_equal))
+lt = _ordering(_nondiff("lt", _cmp(jnp.less)))
+le = _ordering(_nondiff("le", _cmp(jnp.less_equal)))
+gt = _ordering(_nondiff("gt", _cmp(jnp.greater)))
+ge = _ordering(_nondiff("ge", _cmp(jnp.greater_equal)))
 bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and))
 bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or))
 bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor))
@@ -1415,3 +1476,329 @@ _frac = Primitive("frac", lambda self: self - jnp.trunc(self), self=lambda grad:
 
 def frac(input):
     return _frac(input)
+
+
+# ======================================================================================
+# Integer and bit-level ops: gcd, lcm, shifts, frexp, ldexp, nextafter
+# ======================================================================================
+
+def _gcd_fwd(self, other, *, dtype):
+    # Euclid's algorithm with C's truncating remainder, on |a| and |b| as torch computes
+    # them (so the most negative value keeps its sign, as in torch)
+    a, b = jnp.broadcast_arrays(jnp.abs(_c(self, dtype)), jnp.abs(_c(other, dtype)))
+
+    def step(state):
+        a, b = state
+        live = a != 0
+        return jnp.where(live, jax.lax.rem(b, jnp.where(live, a, 1)), a), jnp.where(live, a, b)
+    return jax.lax.while_loop(lambda state: jnp.any(state[0] != 0), step, (a, b))[1]
+
+
+def _lcm_fwd(self, other, *, dtype):
+    a, b = _c(self, dtype), _c(other, dtype)
+    g = _gcd_fwd(a, b, dtype=dtype)
+    zero = g == 0
+    return jnp.where(zero, 0, jnp.abs(jax.lax.div(a, jnp.where(zero, 1, g)) * b)).astype(dtype)
+
+
+_gcd = Primitive("gcd", _gcd_fwd)
+_lcm = Primitive("lcm", _lcm_fwd)
+
+
+def _integer_dtype(kernel, d):
+    """``d``, or torch's error where an integer kernel meets a bool, float or complex."""
+    if d is D.bool or d.is_floating_point or d.is_complex:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{d.scalar_name}'")
+    return d
+
+
+def _tensor_pair(name, input, other):
+    _check_tensor(name, "input", 1, input)
+    _check_tensor(name, "other", 2, other)
+
+
+def gcd(input, other):
+    """The greatest common divisor of each pair of integers (non-negative; 0 with 0).
+
+    Example
+    -------
+    >>> wgrad.gcd(wgrad.tensor([4, -6, 0]), wgrad.tensor([6, 9, 5]))
+    tensor([2, 3, 5])
+    """
+    _tensor_pair("gcd", input, other)
+    d = _integer_dtype("gcd_cpu", result_type(input, other))
+    return _gcd(input, other, dtype=d.np)
+
+
+def lcm(input, other):
+    """The least common multiple of each pair of integers (0 if either is 0).
+
+    Example
+    -------
+    >>> wgrad.lcm(wgrad.tensor([4, -6, 0]), wgrad.tensor([6, 9, 5]))
+    tensor([12, 18,  0])
+    """
+    _tensor_pair("lcm", input, other)
+    d = _integer_dtype("lcm_cpu", result_type(input, other))
+    return _lcm(input, other, dtype=d.np)
+
+
+# XLA's shifts agree with torch's out of range: a shift by a negative amount or by the
+# width or more gives 0, or the sign (-1) for a right shift of a negative value
+_lshift = Primitive("bitwise_left_shift", lambda self, other, *, dtype: jnp.left_shift(
+    _c(self, dtype), _c(other, dtype)))
+_rshift = Primitive("bitwise_right_shift", lambda self, other, *, dtype: jnp.right_shift(
+    _c(self, dtype), _c(other, dtype)))
+
+
+def _shift(prim, kernel, input, other):
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        a, b = type(input).__name__, type(other).__name__
+        raise TypeError(f"{prim.name}() received an invalid combination of arguments - got "
+                        f"({a}, {b}), but expected one of:\n"
+                        f" * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        f" * (Number self, Tensor other)\n"
+                        f"      didn't match because some of the arguments have invalid "
+                        f"types: (!{a}!, !{b}!)\n"
+                        f" * (Tensor input, Number other, *, Tensor out = None)\n")
+    d = _integer_dtype(kernel, result_type(input, other))
+    return prim(input, other, dtype=d.np)
+
+
+def bitwise_left_shift(input, other):
+    """``input << other`` on integers: bits shifted out are lost, a shift by the width or
+    more (or by a negative amount) gives 0.
+
+    Example
+    -------
+    >>> wgrad.bitwise_left_shift(wgrad.tensor([1, 3]), 2)
+    tensor([ 4, 12])
+    """
+    return _shift(_lshift, "lshift_cpu", input, other)
+
+
+def bitwise_right_shift(input, other):
+    """``input >> other`` on integers, arithmetic (the sign is kept) for signed types.
+
+    Example
+    -------
+    >>> wgrad.bitwise_right_shift(wgrad.tensor([-8, 8]), 2)
+    tensor([-2,  2])
+    """
+    return _shift(_rshift, "rshift_cpu", input, other)
+
+
+frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
+
+# mantissa bits and exponent bias of each floating dtype, and the unsigned type of its width
+_FLOAT_LAYOUT = {"float64": (52, 1023, jnp.uint64), "float32": (23, 127, jnp.uint32),
+                 "float16": (10, 15, jnp.uint16), "bfloat16": (7, 127, jnp.uint16)}
+
+
+def _frexp_fwd(self):
+    # from the bits: XLA on a CPU flushes subnormals to zero in arithmetic and comparisons
+    # (jnp.frexp gives 0.5 * 2**-1074 for any subnormal double), so none is computed with
+    mbits, bias, ut = _FLOAT_LAYOUT[self.dtype.name]
+    width = self.dtype.itemsize * 8
+    u = jax.lax.bitcast_convert_type(self, ut)
+    mant_mask = ut((1 << mbits) - 1)
+    biased = ((u >> mbits) & ut((1 << (width - 1 - mbits)) - 1)).astype(jnp.int32)
+    sig = u & mant_mask
+    # a subnormal is sig * 2**(1 - bias - mbits); with k the bit length of sig, its
+    # mantissa is sig / 2**k and its exponent k + 1 - bias - mbits
+    k = width - jax.lax.clz(sig).astype(jnp.int32)
+    sub_sig = jnp.left_shift(sig, (mbits + 1 - k).astype(ut)) & mant_mask
+    sub = biased == 0
+    exponent = jnp.where(sub, k + 1 - bias - mbits, biased - bias + 1)
+    bits = (u & ut(1 << (width - 1))) | ut((bias - 1) << mbits) | jnp.where(sub, sub_sig, sig)
+    # inf, nan and +-0 (from the bits too: comparisons see a subnormal as 0)
+    plain = (biased == (1 << (width - 1 - mbits)) - 1) | ((biased == 0) & (sig == 0))
+    mantissa = jnp.where(plain, self, jax.lax.bitcast_convert_type(bits, self.dtype))
+    return mantissa, jnp.where(plain, 0, exponent).astype(jnp.int32)
+
+
+# torch's formula: d mantissa / d input = 2**-exponent
+_frexp = Primitive("frexp", _frexp_fwd, nout=2, nondiff_outputs=(1,),
+                   self=lambda grads, results: grads[0] / results[1].exp2())
+
+
+def frexp(input, *, out=None):
+    """``input`` as ``mantissa * 2**exponent`` with ``|mantissa|`` in [0.5, 1) (``(x, 0)``
+    for 0, inf and nan); the exponent is int32. ``out``: a (mantissa, exponent) pair of
+    ``input``'s dtype and int32.
+
+    Example
+    -------
+    >>> wgrad.frexp(wgrad.tensor([8., -3.]))
+    frexp(mantissa=tensor([ 0.5000, -0.7500]), exponent=tensor([4, 2], dtype=wgrad.int32))
+    """
+    _check_tensor("frexp", "input", 1, input)
+    if not input.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    result = frexp_result(*_frexp(input))
+    return result if out is None else _frexp_into(input, result, out)
+
+
+def _frexp_into(input, result, out):
+    """``out=`` with torch's checks: frexp's outputs each have their own dtype, which
+    NOTE [out= arguments]'s one rule per op cannot say."""
+    if not (isinstance(out, (tuple, list)) and builtins.all(isinstance(o, Tensor)
+                                                             for o in out)):
+        raise TypeError(f"frexp(): argument 'out' must be tuple of Tensors, not "
+                        f"{type(out).__name__}")
+    if _state.grad and builtins.any(t.requires_grad for t in (input, *out)):
+        raise RuntimeError("frexp(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if len(out) == 2:
+        m, e = out
+        if m.dtype is not input.dtype:
+            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype "
+                               f"{_CPP[input.dtype.name]} but got {_CPP[m.dtype.name]}")
+        if e.dtype is not D.int32:
+            raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got "
+                               f"{_CPP[e.dtype.name]}")
+    return apply_out("frexp", "frexp", ("exact", RuntimeError, None), result, out, (input,))
+
+
+def _ldexp_fwd(self, other, *, dtype):
+    # a power of two is exact from pow (not from exp2, an approximation on XLA's CPU)
+    return _c(self, dtype) * jnp.power(jnp.asarray(2, dtype), _c(other, dtype))
+
+
+# d/d input = 2**other, applied as ldexp of the gradient itself (exact, any exponent);
+# d/d other = result * log(2)
+_ldexp = Primitive(
+    "ldexp", _ldexp_fwd,
+    self=lambda grad, other: ldexp(grad, conj(other)),
+    other=holomorphic(lambda result: result * _LN2))
+
+
+def ldexp(input, other):
+    """``input * 2**other``, in a floating dtype (integers give the default float).
+
+    Example
+    -------
+    >>> wgrad.ldexp(wgrad.tensor([1., 3.]), wgrad.tensor([3, -1]))
+    tensor([8.0000, 1.5000])
+    """
+    _tensor_pair("ldexp", input, other)
+    d = float_dtype(result_type(input, other))
+    return _ldexp(input, other, dtype=d.np)
+
+
+# torch's formulas: the gradient passes to input unchanged, and other gets zero
+_nextafter = Primitive(
+    "nextafter", lambda self, other, *, dtype: jnp.nextafter(_c(self, dtype), _c(other, dtype)),
+    self=lambda grad: grad, other=lambda grad: grad * 0)
+
+
+def nextafter(input, other):
+    """The next representable value after ``input`` in the direction of ``other``.
+
+    Example
+    -------
+    >>> wgrad.nextafter(wgrad.tensor([1.]), wgrad.tensor([2.])) > 1
+    tensor([True])
+    """
+    _tensor_pair("nextafter", input, other)
+    d = result_type(input, other)
+    if not d.is_floating_point:
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{d.scalar_name}'")
+    return _nextafter(input, other, dtype=d.np)
+
+
+# ======================================================================================
+# Bessel i0 and the multivariate log-gamma
+# ======================================================================================
+
+def _in_float32(fn):
+    """``fn`` computed in float32 for the 16-bit floats (JAX's series lose digits there)."""
+    def f(self):
+        if self.dtype.itemsize < 4:
+            return fn(self.astype(jnp.float32)).astype(self.dtype)
+        return fn(self)
+    return f
+
+
+def _i1_slope(self, result):
+    # d/dx i1(x) = i0(x) - i1(x) / x, 1/2 at 0 (a safe denominator: no 0/0 in its own
+    # gradient)
+    zero = self == 0
+    return where(zero, 0.5, i0(self) - result / where(zero, 1., self))
+
+
+_i1 = Primitive("special_i1", _in_float32(_SP.i1),
+                self=lambda grad, self, result: grad * _i1_slope(self, result))
+_i0 = Primitive("i0", _in_float32(_SP.i0), self=lambda grad, self: grad * _i1(self))
+
+
+def i0(input):
+    """The modified Bessel function of the first kind of order 0; its derivative is i1.
+
+    Example
+    -------
+    >>> wgrad.i0(wgrad.tensor([0., 1.]))
+    tensor([1.0000, 1.2661])
+    """
+    _check_tensor("i0", "input", 1, input)
+    _real_only("i0_vml_cpu", input)
+    return _unary_float(_i0, input)
+
+
+def _mvlgamma_fwd(self, *, p):
+    # in double precision where there is one: JAX's float32 lgamma is off by ~1e-6
+    wide = jnp.float64 if D.X64_ENABLED else jnp.float32
+    x = self.astype(wide)
+    shifts = jnp.arange(p, dtype=wide) / 2
+    out = jnp.sum(_SP.gammaln(x[..., None] - shifts), -1) + p * (p - 1) / 4 * math.log(math.pi)
+    return out.astype(self.dtype)
+
+
+def _mvdigamma(self, p):
+    out = digamma(self)
+    for i in range(1, p):
+        out = out + digamma(self - i / 2)
+    return out
+
+
+_mvlgamma = Primitive("mvlgamma", _mvlgamma_fwd,
+                      self=lambda grad, self, p: grad * _mvdigamma(self, p))
+
+
+def mvlgamma(input, p):
+    """The log of the multivariate gamma function of dimension ``p``:
+    ``sum_i lgamma(input - i/2) + p (p-1)/4 log(pi)`` over ``i < p``.
+
+    Example
+    -------
+    >>> wgrad.mvlgamma(wgrad.tensor([2.5]), 1)
+    tensor([0.2847])
+    """
+    return _unary_float(_mvlgamma, input, p=mvlgamma_args(input, p))
+
+
+def mvlgamma_args(input, p):
+    """``p`` as an int, once both arguments pass torch's checks (in torch's order)."""
+    _check_tensor("mvlgamma", "input", 1, input)
+    if isinstance(p, builtins.bool) or not hasattr(type(p), "__index__"):
+        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not "
+                        f"{type(p).__name__}")
+    if input.dtype is D.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    p = p.__index__()
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if input.is_complex():
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
+    return p
+
+
+# ======================================================================================
+# torch's alias names
+# ======================================================================================
+
+arccos, arcsin, arctan = acos, asin, atan
+arccosh, arcsinh, arctanh = acosh, asinh, atanh
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+fix = trunc

@@ -7,6 +7,7 @@ Every read has a scatter-add adjoint primitive and every write a gather adjoint,
 other's backward, so gradients of any order stay inside this table.
 """
 import collections
+import collections.abc
 import warnings
 
 import jax
@@ -28,7 +29,8 @@ __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "g
            "index_reduce", "masked_select", "nanmedian", "masked_scatter", "nonzero",
            "argwhere", "unfold", "sort", "argsort", "topk", "kthvalue", "median", "tril",
            "triu", "diag", "diag_embed", "diagonal", "kron", "unique", "unique_consecutive",
-           "bincount", "searchsorted", "bucketize", "repeat_interleave"]
+           "bincount", "searchsorted", "bucketize", "repeat_interleave", "index_fill",
+           "diagonal_scatter", "select_scatter", "slice_scatter", "unravel_index"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "take_along_dim",
@@ -36,7 +38,8 @@ METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "ta
            "masked_select", "nanmedian", "masked_scatter", "nonzero", "argwhere", "unfold",
            "sort", "argsort", "topk", "kthvalue", "median", "tril", "triu", "diag",
            "diag_embed", "diagonal", "kron", "unique", "unique_consecutive", "bincount",
-           "repeat_interleave")
+           "repeat_interleave", "index_fill", "diagonal_scatter", "select_scatter",
+           "slice_scatter")
 
 _ADV = "adv"
 _INT = "int"  # NOTE [Index values are arguments]
@@ -448,6 +451,42 @@ def index_copy(input, dim, index, source):
     _check_source(input, d, index, source, "index_copy_")
     _same_dtype(input, source, "index_copy_():")
     return _index_copy(input, arrays, source, key=key, accumulate=False)
+
+
+def index_fill(input, dim, index, value):
+    """``input`` with the slices at ``index`` along ``dim`` set to ``value`` (a number or
+    a 0-d tensor, cast to ``input``'s dtype; differentiable in ``input`` and ``value``).
+
+    Example
+    -------
+    >>> wgrad.zeros(2, 3).index_fill(1, wgrad.tensor([0, 2]), 1.)
+    tensor([[1., 0., 1.],
+            [1., 0., 1.]])
+    """
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    if index.dtype is not D.default_int():
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if not input.is_complex() and (isinstance(value, complex) or (
+            isinstance(value, Tensor) and value.is_complex())):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is "
+                           "not supported")
+    d = _wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    n = input.shape[d] if input.ndim else 1
+    a = index._data.reshape(-1)
+    if not _is_tracer(a):
+        h = np.asarray(a)
+        bad = h[(h >= n) | (h < -n)]
+        if bad.size:
+            raise IndexError(f"index {bad[0]} is out of bounds for dimension {d} with size {n}")
+    shape = [1] * input.ndim
+    if input.ndim:
+        shape[d] = n
+    mask = _make(jnp.zeros(n, bool).at[a].set(True).reshape(shape))
+    return input.masked_fill(mask, value)
 
 
 # ======================================================================================
@@ -934,6 +973,38 @@ def argwhere(input):
     return nonzero(input)
 
 
+def unravel_index(indices, shape):
+    """The coordinates in a tensor of ``shape`` of the flat (row-major) ``indices``, one
+    integer tensor per dim (not differentiable).
+
+    Example
+    -------
+    >>> wgrad.unravel_index(wgrad.tensor([4, 1]), (3, 2))
+    (tensor([2, 0]), tensor([0, 1]))
+    """
+    if indices.is_complex() or indices.is_floating_point() or indices.dtype is D.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got "
+                        f"torch.{indices.dtype.name}")
+    if not isinstance(shape, (int, collections.abc.Sequence)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got "
+                        f"{type(shape)}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    for n in shape:
+        if not isinstance(n, int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got "
+                            f"{type(n)}")
+    if any(n < 0 for n in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    if 0 in shape and indices.numel():
+        raise RuntimeError("ZeroDivisionError")  # torch's integer remainder by 0
+    a = indices._data.astype(D.default_int().np)
+    xp = jnp if _is_tracer(a) else np  # small integer work: on the host unless traced
+    a = xp.asarray(a)
+    strides = np.cumprod((1,) + shape[:0:-1])[::-1]
+    return tuple(_make(jnp.asarray(xp.floor_divide(a, int(s)) % max(n, 1)))
+                 for s, n in zip(strides, shape))
+
+
 # ======================================================================================
 # Host-side ops with data-dependent shapes or integer outputs: unique, bincount, search
 # ======================================================================================
@@ -1243,8 +1314,12 @@ _nanmedian_values = _gather_prim("nanmedian_dim", "NanmedianBackward1")
 
 
 def _no_complex(input, name):
-    if input.is_complex():
-        raise RuntimeError(f"{name} does not support complex dtypes")
+    """torch's error for complex input: topk's own message, the others' kernel's."""
+    if not input.is_complex():
+        return
+    if name == "topk":
+        raise RuntimeError(" topk does not support complex dtypes on CPU")
+    raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.scalar_name}\'')
 
 
 def _order(x, dim, descending):
@@ -1321,7 +1396,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     >>> wgrad.kthvalue(wgrad.tensor([3., 1., 2.]), 2).values
     tensor(2.)
     """
-    _no_complex(input, "kthvalue")
+    _no_complex(input, "kthvalue_cpu")
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     if not 1 <= k <= n:
@@ -1351,7 +1426,7 @@ def median(input, dim=None, keepdim=False):
     >>> wgrad.median(wgrad.tensor([4., 1., 3., 2.]))
     tensor(2.)
     """
-    _no_complex(input, "median")
+    _no_complex(input, "median_cpu" if dim is None else "median_out")
     if dim is None:
         if input.numel() == 0:
             return tensor(float("nan"), dtype=input.dtype)
@@ -1379,7 +1454,7 @@ def nanmedian(input, dim=None, keepdim=False):
     >>> wgrad.nanmedian(wgrad.tensor([4., float("nan"), 1., 3.]))
     tensor(3.)
     """
-    _no_complex(input, "nanmedian")
+    _no_complex(input, "median_cpu" if dim is None else "median_out")
     if dim is not None:  # the lower median of each slice's values that are not NaN
         x = input.reshape(1) if input.ndim == 0 else input
         d = _wrap_dim(dim, x.ndim)
@@ -1523,3 +1598,108 @@ def kron(input, other):
     ib = tuple(x for s in b for x in (1, s))
     out = input.reshape(ia) * other.reshape(ib)
     return out.reshape(tuple(x * y for x, y in zip(a, b)))
+
+
+# ======================================================================================
+# Scatters into a view: slice_scatter, select_scatter, diagonal_scatter (out-of-place
+# writes of ``src`` where the view would be; the gradient of ``src`` is that view of the
+# gradient, the gradient of ``input`` the gradient with the view zeroed)
+# ======================================================================================
+
+_slice_scatter = _index_put_prim("slice_scatter", "SliceScatterBackward0")
+_select_scatter = _index_put_prim("select_scatter", "SelectScatterBackward0")
+
+
+def _diagonal_scatter_fwd(self, src, *, offset, dim1, dim2):
+    r, c = _diag_rc(self.shape, offset, dim1, dim2)
+    x = jnp.moveaxis(self, (dim1, dim2), (-2, -1)).at[..., r, c].set(src)
+    return jnp.moveaxis(x, (-2, -1), (dim1, dim2))
+
+
+_diagonal_scatter = Primitive(
+    "diagonal_scatter", _diagonal_scatter_fwd,
+    self=lambda grad, offset, dim1, dim2: _diagonal_scatter(grad, 0.0, offset=offset,
+                                                            dim1=dim1, dim2=dim2),
+    src=lambda grad, offset, dim1, dim2: _diagonal(grad, offset=offset, dim1=dim1,
+                                                   dim2=dim2))
+
+
+def _scatter_src(input, src, view_shape):
+    """``src`` in ``input``'s dtype, after torch's check of its shape."""
+    if tuple(src.shape) != tuple(view_shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
+                           f"= {list(src.shape)}, slice size = {list(view_shape)}")
+    return src if src.dtype is input.dtype else src.to(input.dtype)
+
+
+def _no_complex_grad(name, input, src):
+    """torch has no complex formulas for slice_scatter and select_scatter."""
+    if input.is_complex() and _grad_state.grad and (input.requires_grad or src.requires_grad):
+        raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
+                           f"with complex dtype.")
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """``input`` with ``src`` written where ``input``'s slice ``start:end:step`` along
+    ``dim`` is (differentiable in both).
+
+    Example
+    -------
+    >>> wgrad.slice_scatter(wgrad.zeros(2, 4), wgrad.ones(2, 2), 1, step=2)
+    tensor([[1., 0., 1., 0.],
+            [1., 0., 1., 0.]])
+    """
+    if input.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, input.ndim)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    sl = slice(_int_or_none(start), _int_or_none(end), int(step))
+    shape = list(input.shape)
+    shape[d] = len(range(*sl.indices(shape[d])))
+    src = _scatter_src(input, src, shape)
+    _no_complex_grad("slice_scatter", input, src)
+    key = (_FULL,) * d + (_basic_key(input, sl, d),)
+    return _slice_scatter(input, (), src, key=key, accumulate=False)
+
+
+def select_scatter(input, src, dim, index):
+    """``input`` with ``src`` written where ``input.select(dim, index)`` is
+    (differentiable in both).
+
+    Example
+    -------
+    >>> wgrad.select_scatter(wgrad.zeros(2, 2), wgrad.ones(2), 0, 1)
+    tensor([[0., 0.],
+            [1., 1.]])
+    """
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, input.ndim)
+    n, index = input.shape[d], int(index)
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {d}")
+    src = _scatter_src(input, src, input.shape[:d] + input.shape[d + 1:])
+    _no_complex_grad("select_scatter", input, src)
+    key = (_FULL,) * d + (_INT,)
+    return _select_scatter(input, (index % n,), src, key=key, accumulate=False)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """``input`` with ``src`` written where ``input.diagonal(offset, dim1, dim2)`` is
+    (differentiable in both).
+
+    Example
+    -------
+    >>> wgrad.diagonal_scatter(wgrad.zeros(2, 3), wgrad.ones(2), 1)
+    tensor([[0., 1., 0.],
+            [0., 0., 1.]])
+    """
+    d1, d2 = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = len(_diag_rc(input.shape, offset, d1, d2)[0])
+    rest = [s for k, s in enumerate(input.shape) if k not in (d1, d2)]
+    src = _scatter_src(input, src, rest + [n])
+    return _diagonal_scatter(input, src, offset=int(offset), dim1=d1, dim2=d2)

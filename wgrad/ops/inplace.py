@@ -11,6 +11,7 @@
 # version, so a later in-place change of the tensor is caught (NOTE [Saved tensor versions]).
 """
 import math
+import warnings
 from weakref import ref as _weakref
 
 import jax.numpy as jnp
@@ -28,6 +29,7 @@ from . import linear_algebra as _L
 from . import reduction as _R
 from . import shape as _S
 from ._primitive import OpNode, Primitive
+from .compare import _check_tensor
 from ._views import _replay, _write, _write_raw, check_view_inplace, rebind as _rebind
 from ._views import fill_chain, split_chain, write_filled
 from ._views import storage_ids
@@ -43,23 +45,27 @@ _ELEMENTWISE = (
     "le", "gt", "ge", "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor",
     "logical_not", "logical_and", "logical_or", "logical_xor", "lgamma", "digamma",
     "polygamma", "erfinv", "erfc", "xlogy", "fmod", "nan_to_num", "logit", "sinc",
-    "heaviside", "copysign", "clamp_min", "clamp_max", "igamma", "igammac", "float_power")
+    "heaviside", "copysign", "clamp_min", "clamp_max", "igamma", "igammac", "float_power",
+    "gcd", "lcm", "i0", "ldexp", "nextafter", "mvlgamma", "bitwise_left_shift",
+    "bitwise_right_shift", "arccos", "arcsin", "arctan", "arctan2", "divide", "multiply",
+    "subtract", "greater", "greater_equal", "less", "less_equal", "not_equal", "fix")
 _OTHER = {"cumsum": _R, "cumprod": _R, "addmm": _L, "addmv": _L, "addbmm": _L,
-          "baddbmm": _L}
+          "baddbmm": _L, "addr": _L, "renorm": _R}
 _INDEXING = ("index_put", "index_add", "index_copy", "index_reduce", "scatter", "scatter_add",
-             "masked_scatter", "put")
+             "masked_scatter", "put", "index_fill", "scatter_reduce", "tril", "triu")
 
 __all__ = ([n + "_" for n in _ELEMENTWISE] + [n + "_" for n in _INDEXING] +
            [n + "_" for n in _OTHER] +
            ["copy_", "zero_", "fill_", "normal_", "uniform_", "bernoulli_", "exponential_",
-            "asinh_", "acosh_", "atanh_"])
+            "asinh_", "acosh_", "atanh_", "fill_diagonal_", "arcsinh_", "arccosh_", "arctanh_",
+            "fill"])
 
 # in-place view ops: Tensor methods only, as in torch
 _VIEW_METHODS = ("transpose_", "t_", "squeeze_", "unsqueeze_", "swapdims_", "swapaxes_",
                  "as_strided_", "set_", "resize_", "resize_as_")
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
-METHODS = tuple(__all__) + _VIEW_METHODS  # every in-place op here is one
+METHODS = tuple(n for n in __all__ if n.endswith("_")) + _VIEW_METHODS  # fill: torch.fill
 
 _ERR_LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 _ERR_VIEW_LEAF = ("a view of a leaf Variable that requires grad is being used in an in-place "
@@ -248,6 +254,15 @@ def _variant(module, name):
         fn = getattr(module, name)
         if name in ("abs", "absolute") and input.is_complex():  # a real result: torch raises
             raise RuntimeError("In-place abs is not supported for complex tensors.")
+        if name == "ldexp" and not (input.is_floating_point() or input.is_complex()):
+            raise RuntimeError(f"ldexp can't be cast to the desired output type "
+                               f"{input.dtype.scalar_name}")
+        if name == "mvlgamma":
+            _E.mvlgamma_args(input, *args, **kwargs)  # torch's argument errors come first
+            if not input.is_floating_point():
+                raise RuntimeError(f"mvlgamma: result type {input.dtype.scalar_name} can't be "
+                                   f"cast to the desired output type "
+                                   f"{D.get_default_dtype().scalar_name}")
         if name == "float_power" and input.dtype not in (D.float64, D.complex128):
             want = "ComplexDouble" if input.is_complex() else "Double"
             raise RuntimeError(f"the base given to float_power_ has dtype "
@@ -273,6 +288,45 @@ for _n, _m in _OTHER.items():
 del _n, _m
 
 
+# comparisons in place: the result takes ``input``'s dtype, so a float input inside
+# autograd keeps a node, whose gradient is zero (torch's EqBackward0 for a number, 1 for a
+# tensor, and so on); the aliases (greater_, not_equal_...) record their op's node
+_COMPARISONS = {"eq": jnp.equal, "ne": jnp.not_equal, "lt": jnp.less, "le": jnp.less_equal,
+                "gt": jnp.greater, "ge": jnp.greater_equal}
+_COMPARISON_ALIASES = {"greater": "gt", "greater_equal": "ge", "less": "lt",
+                       "less_equal": "le", "not_equal": "ne"}
+
+
+def _comparison_variant(name):
+    op = _COMPARISON_ALIASES.get(name, name)
+    cmp = _COMPARISONS[op]
+    prim = Primitive(
+        op + "_", lambda self, other, *, dtype: cmp(self.astype(dtype), jnp.asarray(
+            other, dtype)).astype(self.dtype),
+        scalar_overload=True,
+        node_name_of=lambda akey, in_meta: _camel_backward(op, "0" if in_meta[1] is None
+                                                           else "1"),
+        self=lambda grad: grad * 0,
+        other=lambda grad: grad * 0)
+    checked = getattr(_E, name)
+
+    def inplace(input, other):
+        def compute(s):
+            o = s if other is input else other
+            checked(s, o)  # the out-of-place op's checks and errors
+            return prim(s, o, dtype=_E.result_type(s, o).np)
+        return _apply(input, compute)
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    inplace.__doc__ = (f"In-place version of :func:`wgrad.{name}`: ``input`` becomes the "
+                       f"comparison's result in its own dtype (zero gradient, as torch's).")
+    return inplace
+
+
+for _n in (*_COMPARISONS, *_COMPARISON_ALIASES):
+    globals()[_n + "_"] = _comparison_variant(_n)
+del _n
+
+
 # inverse hyperbolic functions in place: torch has no derivative for them
 def _no_derivative_variant(name):
     fwd = getattr(jnp, "arc" + name[1:])
@@ -295,6 +349,7 @@ def _camel_backward(name, n):
 asinh_ = _no_derivative_variant("asinh")
 acosh_ = _no_derivative_variant("acosh")
 atanh_ = _no_derivative_variant("atanh")
+arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
 
 
 # ======================================================================================
@@ -407,8 +462,18 @@ _copy = Primitive("copy", _copy_fwd, node_name="CopyBackwards",
                   self=lambda grad: _zeros(grad), src=lambda grad: grad)
 _zero = Primitive("zero", lambda self: jnp.zeros_like(self), node_name="ZeroBackward0",
                   self=lambda grad: _zeros(grad))
-_fill = Primitive("fill", lambda self, value: jnp.full_like(self, value),
-                  node_name="FillBackward0",
+
+
+def _fill_fwd(self, value, *, inplace=False):  # inplace: names the node only
+    if jnp.iscomplexobj(value) and not jnp.iscomplexobj(self):
+        value = jnp.real(value)  # torch's cast, with its warning (_check_fill)
+    return jnp.full_like(self, value)
+
+
+# torch's nodes: FillBackward0/1 (fill with a number / a tensor), 2/3 (fill_)
+_fill = Primitive("fill", _fill_fwd, scalar_overload=True,
+                  node_name_of=lambda akey, in_meta:
+                  f"FillBackward{2 * len(akey) + (in_meta[1] is not None)}",
                   self=lambda grad: _zeros(grad), value=lambda grad: grad.sum())
 
 
@@ -462,12 +527,71 @@ def fill_(input, value):
     >>> wgrad.zeros(2).fill_(3.)
     tensor([3., 3.])
     """
-    if isinstance(value, Tensor) and value.ndim:
-        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
-                           f"{value.ndim} dimensions.")
-    if not isinstance(value, Tensor):
+    _check_fill(input, value)
+    return _apply(input, lambda s: _fill(s, value, inplace=True))
+
+
+def fill(input, value):
+    """A new tensor like ``input`` filled with ``value`` (a number or a 0-d tensor, which
+    takes the gradient's sum): the out-of-place ``fill_``.
+
+    Example
+    -------
+    >>> wgrad.fill(wgrad.zeros(2), 3.)
+    tensor([3., 3.])
+    """
+    _check_tensor("fill", "input", 1, input)
+    _check_fill(input, value)
+    return _fill(input, value)
+
+
+def _check_fill(input, value):
+    """torch's checks of fill's value: a 0-d tensor (a complex one into a real tensor is
+    cast, with torch's warning) or a number that fits the dtype."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        if value.is_complex() and not input.is_complex():
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          UserWarning, stacklevel=3)
+    elif isinstance(value, (int, float, complex)) or hasattr(value, "item"):
         _E.check_fill_value(input, value)
-    return _apply(input, lambda s: _fill(s, value))
+    else:
+        bad = (f"      didn't match because some of the arguments have invalid types: "
+               f"(Tensor, !{type(value).__name__}!)\n")
+        raise TypeError(f"fill() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(value).__name__}), but expected one of:\n"
+                        f" * (Tensor input, Tensor value)\n{bad}"
+                        f" * (Tensor input, Number value)\n{bad}")
+
+
+def fill_diagonal_(input, fill_value, wrap=False):
+    """Fill the main diagonal (``input[i, i, ...]``) with ``fill_value`` in place; with
+    ``wrap`` a tall matrix's diagonal restarts below every ``ncols + 1`` rows.
+
+    Example
+    -------
+    >>> wgrad.zeros(3, 2).fill_diagonal_(1.)
+    tensor([[1., 0.],
+            [0., 1.],
+            [0., 0.]])
+    """
+    shape = tuple(input.shape)
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if _state.grad and input._grad_fn is None and input._requires_grad:
+        raise RuntimeError(_ERR_VIEW_LEAF)  # torch fills a strided view of the input
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()  # torch takes a Scalar: no gradient to it
+    if wrap and len(shape) == 2:
+        coords = np.unravel_index(np.arange(0, input.numel(), shape[1] + 1), shape)
+    else:
+        coords = (np.arange(min(shape)),) * len(shape)
+    setitem(input, tuple(coords), fill_value)
+    return input
 
 
 def setitem(input, idx, value):
@@ -475,7 +599,7 @@ def setitem(input, idx, value):
     indices go through ``index_put_``."""
     key, arrays = _I._normalize(input, idx)
     if not isinstance(value, Tensor):
-        _E.check_fill_value(input, value)
+        _E.check_fill_value(input, value, setitem=True)
     value = _as_tensor(value, input)
     if _I._is_view(key):  # basic indices: a view
         copy_(_I.getitem(input, idx), value)

@@ -9,10 +9,15 @@ written with wgrad ops so that double backward records through them.
 
 Only the names torch also has at top level (with the same meaning) are in ``__all__``;
 the ``linalg_*``-style functions (solve, eigh, svd, ...) are exposed by ``wgrad.linalg``.
+torch's older top-level cholesky, qr and svd differ from linalg's (signatures, V for Vh):
+here they keep torch's top-level names and linalg's are ``linalg_cholesky``, ``linalg_qr``
+and ``linalg_svd`` (``wgrad.linalg`` binds them as cholesky, qr and svd).
 """
 import builtins
 import collections
+import functools
 import string
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -30,12 +35,14 @@ from .shape import _cross, cat, expanded_shape
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
            "tensordot", "det", "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power",
            "pinverse", "chain_matmul", "addmm", "addmv", "addbmm", "baddbmm", "cdist",
-           "dist", "mv"]
+           "dist", "mv", "addr", "vander", "cholesky", "cholesky_solve", "cholesky_inverse",
+           "triangular_solve", "lu", "lu_solve", "lu_unpack", "qr", "svd"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "trace", "det",
            "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power", "pinverse", "addmm",
-           "addmv", "addbmm", "baddbmm", "dist", "mv")
+           "addmv", "addbmm", "baddbmm", "dist", "mv", "addr", "cholesky", "cholesky_solve",
+           "cholesky_inverse", "triangular_solve", "lu", "lu_solve", "qr", "svd")
 
 
 class LinAlgError(RuntimeError):
@@ -686,7 +693,7 @@ def _det_backward(grad, A, result):
 def _adjugate(A):
     """adj(A) (= det(A) A^-1 where A is invertible) from A = U diag(S) Vh:
     adj(A) = det(U Vh) V diag(p) U^H with p_i the product of the S_j, j != i."""
-    U, S, Vh = svd(A)
+    U, S, Vh = linalg_svd(A)
     n = S.shape[-1]
     others = where(_make(jnp.eye(n, dtype=bool)), 1., S.unsqueeze(-2).expand(
         tuple(S.shape[:-1]) + (n, n)))
@@ -1125,7 +1132,7 @@ _svd = _CheckedPrimitive(
 SVDResult = collections.namedtuple("svd", ["U", "S", "Vh"])
 
 
-def svd(A, full_matrices=True, *, driver=None, out=None):
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """``A = U diag(S) Vh``; losses must not depend on the singular vectors' phases.
 
     Examples
@@ -1140,7 +1147,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 def _svdvals_backward(grad, A):
-    U, S, Vh = svd(A, full_matrices=False)
+    U, S, Vh = linalg_svd(A, full_matrices=False)
     return U @ (grad.unsqueeze(-1) * Vh)
 
 
@@ -1208,7 +1215,7 @@ _qr = Primitive("linalg_qr", _qr_fwd, nout=2, A=_qr_backward)
 QRResult = collections.namedtuple("qr", ["Q", "R"])
 
 
-def qr(A, mode="reduced", *, out=None):
+def linalg_qr(A, mode="reduced", *, out=None):
     """QR decomposition, ``mode`` one of 'reduced', 'complete', 'r'.
 
     Examples
@@ -1233,11 +1240,13 @@ def _cholesky_backward(grad, result):
     return _solve(L.mH, gA.mH).mH   # ... L^{-1}
 
 
-_cholesky = Primitive("linalg_cholesky", lambda A: jnp.linalg.cholesky(A),
+# the lower triangle only, as LAPACK's potrf and torch (JAX's default symmetrizes A)
+_cholesky = Primitive("linalg_cholesky",
+                      lambda A: jax.lax.linalg.cholesky(A, symmetrize_input=False),
                       node_name="LinalgCholeskyExBackward0", A=_cholesky_backward)
 
 
-def cholesky(A, *, upper=False, out=None):
+def linalg_cholesky(A, *, upper=False, out=None):
     """Cholesky factor of a Hermitian positive-definite matrix (lower by default).
 
     Examples
@@ -1250,22 +1259,587 @@ def cholesky(A, *, upper=False, out=None):
     _check_float("linalg.cholesky", A)
     L = _cholesky(A)
     if _concrete(L._data) and bool(jnp.any(jnp.isnan(L._data))):
-        a = np.asarray(A._data).reshape((-1,) + tuple(A.shape[-2:]))
-        order = 1
-        for m in a:
-            for k in range(1, m.shape[-1] + 1):
-                try:
-                    np.linalg.cholesky(m[:k, :k])
-                except np.linalg.LinAlgError:
-                    order = k
-                    break
-            else:
-                continue
-            break
-        raise LinAlgError(f"linalg.cholesky: The factorization could not be completed because "
-                          f"the input is not positive-definite (the leading minor of order "
-                          f"{order} is not positive-definite).")
+        batch, order = _cholesky_failure(A) or (0, 1)
+        where = f"(Batch element {batch}): " if A.ndim > 2 else ""
+        raise LinAlgError(f"linalg.cholesky: {where}The factorization could not be completed "
+                          f"because the input is not positive-definite (the leading minor of "
+                          f"order {order} is not positive-definite).")
     return L.mH if upper else L
+
+
+# ======================================================================================
+# torch's older factorizations and solvers: torch.cholesky, triangular_solve, lu, qr, svd
+# ======================================================================================
+# Each reads only the triangle(s) torch's LAPACK call reads and differentiates as torch:
+# cholesky_solve and cholesky_inverse in the whole of L (torch's formulas for
+# (L L^H)^-1), the triangular solves in the triangle they read (their tangents, as
+# torch's, in the whole of dA). Where torch's tangent is not the derivative
+# (cholesky_inverse; triangular_solve(transpose=True) in A) forward-mode AD raises.
+
+def _deprecated(message):
+    """torch's deprecation warning for its older linear-algebra functions."""
+    warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def _mh(a):
+    return jnp.conj(jnp.swapaxes(a, -1, -2))
+
+
+def _mm(a, b):
+    """A product inside these ops' kernels, at full precision as LAPACK's."""
+    return jnp.matmul(a, b, precision=jax.lax.Precision.HIGHEST)
+
+
+_LAPACK_DTYPES = (D.float32, D.float64, D.complex64, D.complex128)
+
+
+def _check_lapack(kernel, A):
+    if A.dtype not in _LAPACK_DTYPES:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{A.dtype.scalar_name}'")
+
+
+def _batch_of(*ts):
+    """The broadcast batch shape of matrices ``ts`` (torch's error when there is none)."""
+    check_broadcast(*[tuple(t.shape[:-2]) for t in ts])  # NOTE [Shape errors]
+    return tuple(np.broadcast_shapes(*[tuple(t.shape[:-2]) for t in ts]))
+
+
+def _cholesky_failure(A):
+    """``(batch element, order)`` of the first leading minor of a matrix of ``A`` (its
+    lower triangle) that is not positive-definite; None if there is none (NaN input)."""
+    a = np.asarray(A._data).reshape((-1,) + tuple(A.shape[-2:]))
+    for i, m in enumerate(a):
+        for k in range(1, m.shape[-1] + 1):
+            try:
+                np.linalg.cholesky(m[:k, :k])
+            except np.linalg.LinAlgError:
+                return i, k
+    return None
+
+
+def _cholesky_legacy_fwd(A, *, upper):
+    # one triangle only, as LAPACK's potrf (JAX's default symmetrizes the input): the
+    # upper one is the lower one of A^H
+    L = jax.lax.linalg.cholesky(_mh(A) if upper else A, symmetrize_input=False)
+    return _mh(L) if upper else L
+
+
+def _cholesky_legacy_jvp(p, t, *, upper):
+    raise NotImplementedError(
+        "Trying to use forward AD with cholesky that does not support it because it has not "
+        "been implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/"
+        "pytorch/issues/new?template=feature-request.yml so that we can prioritize its "
+        "implementation or submit a PR adding the implementation to derivatives.yaml")
+
+
+# torch.cholesky: linalg.cholesky's formula, applied to L = U^H and its gradient for upper
+# (no tangents: torch has none)
+_cholesky_legacy = Primitive(
+    "cholesky", _cholesky_legacy_fwd, jvp=_cholesky_legacy_jvp,
+    A=lambda grad, result, upper: _cholesky_backward(grad.mH, result.mH) if upper else
+    _cholesky_backward(grad, result))
+
+
+def cholesky(input, upper=False):
+    """torch.cholesky: the Cholesky factor of Hermitian positive-definite matrices, lower
+    (``A = L L^H``, from the lower triangle) or upper (``A = U^H U``, from the upper one).
+
+    Examples
+    --------
+    >>> wgrad.cholesky(wgrad.tensor([[4., 2.], [2., 5.]]))
+    tensor([[2., 0.],
+            [1., 2.]])
+    """
+    _deprecated(
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed "
+        "in a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+        "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
+        "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
+        "equivalent results for all valid (symmetric positive definite) inputs.")
+    _check_square("cholesky", input)
+    _check_lapack("cholesky_cpu", input)
+    L = _cholesky_legacy(input, upper=bool(upper))
+    if _concrete(L._data) and bool(jnp.any(jnp.isnan(L._data))):
+        failed = _cholesky_failure(input.mH if upper else input)
+        if failed is not None:
+            batch = f"(Batch element {failed[0]}): " if input.ndim > 2 else ""
+            raise LinAlgError(f"cholesky: {batch}The factorization could not be completed "
+                              f"because the input is not positive-definite (the leading "
+                              f"minor of order {failed[1]} is not positive-definite).")
+    return L
+
+
+def _trsolve_fwd(A, B, *, upper, unit):
+    return jax.lax.linalg.triangular_solve(A, B, left_side=True, lower=not upper,
+                                           unit_diagonal=unit)
+
+
+def _trsolve_B(grad, A, upper, unit):
+    return _trsolve(A.mH, grad, upper=not upper, unit=unit)
+
+
+def _trsolve_A(grad, A, result, upper, unit):
+    # the triangle that was read (without its diagonal for a unit triangle)
+    gA = -(_trsolve_B(grad, A, upper, unit) @ result.mH)
+    return gA.triu(int(unit)) if upper else gA.tril(-int(unit))
+
+
+def _trsolve_jvp(p, t, *, upper, unit):
+    # torch's tangent takes the whole of dA (its gradient only the triangle read)
+    (A, B), (dA, dB) = p, t
+    rhs = jnp.zeros_like(B) if dB is None else dB
+    if dA is not None:
+        rhs = rhs - _mm(dA, _trsolve_fwd(A, B, upper=upper, unit=unit))
+    return _trsolve_fwd(A, rhs, upper=upper, unit=unit)
+
+
+def _trsolve_jvp_transposed(p, t, *, upper, unit):
+    if t[0] is not None:
+        raise NotImplementedError(
+            "triangular_solve: forward-mode AD with respect to A is not supported with "
+            "transpose=True (torch 2.13's tangent there takes dA untransposed, which is not "
+            "the derivative)")
+    return _trsolve_jvp(p, t, upper=upper, unit=unit)
+
+
+# X = A^-1 B for a triangular A (batch dims equal); torch.triangular_solve's tangents
+_trsolve = Primitive("triangular_solve", _trsolve_fwd, A=_trsolve_A, B=_trsolve_B)
+_trsolve_torch = Primitive("triangular_solve", _trsolve_fwd, A=_trsolve_A, B=_trsolve_B,
+                           jvp=_trsolve_jvp)
+_trsolve_torch_t = Primitive("triangular_solve", _trsolve_fwd, A=_trsolve_A, B=_trsolve_B,
+                             jvp=_trsolve_jvp_transposed)
+
+TriangularSolveResult = collections.namedtuple("triangular_solve",
+                                               ["solution", "cloned_coefficient"])
+
+
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    """Solve ``A X = input`` (``A^T X = input`` with ``transpose``) for a triangular ``A``;
+    returns ``(solution, cloned_coefficient)``, batch dims broadcast.
+
+    Examples
+    --------
+    >>> A = wgrad.tensor([[2., 1.], [0., 4.]])
+    >>> wgrad.triangular_solve(wgrad.tensor([[3.], [4.]]), A).solution
+    tensor([[1.],
+            [1.]])
+    """
+    _deprecated(
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand "
+        "will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its "
+        "arguments reversed and does not return a copy of one of the inputs.\nX = "
+        "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+        "torch.linalg.solve_triangular(A, B).")
+    b = input
+    for name, t in (("b", b), ("A", A)):
+        if t.ndim < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 "
+                               f"dimensions, but it has {t.ndim} dimensions instead")
+    if b.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{b.dtype.scalar_name} and A of type {A.dtype.scalar_name} "
+                           f"instead.")
+    _check_square_plain(A)
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
+                           f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is "
+                           f"{b.shape[-2]} by {b.shape[-1]}")
+    _check_lapack("triangular_solve_cpu", A)
+    batch = _batch_of(b, A)
+    b, A = b.expand(batch + tuple(b.shape[-2:])), A.expand(batch + tuple(A.shape[-2:]))
+    prim = _trsolve_torch_t if transpose else _trsolve_torch
+    X = prim(A.mT if transpose else A, b, upper=bool(upper) != bool(transpose),
+             unit=bool(unitriangular))
+    return TriangularSolveResult(X, A.clone())
+
+
+def _check_square_plain(A):
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+
+
+def _chol_solve_fwd(B, L, *, upper):
+    solve = functools.partial(jax.lax.linalg.triangular_solve, left_side=True,
+                              lower=not upper)
+    Y = solve(L, B, transpose_a=upper, conjugate_a=upper)  # L^-1 B, or U^-H B
+    return solve(L, Y, transpose_a=not upper, conjugate_a=not upper)
+
+
+def _chol_solve_L(grad, L, result, upper):
+    S = _chol_solve(grad, L, upper=upper) @ result.mH
+    S = S + S.mH
+    return -(L @ S) if upper else -(S @ L)
+
+
+def _chol_dA(L, dL, upper):
+    """The tangent of A = L L^H (U^H U) in the whole of L, as torch's."""
+    d = _mm(dL, _mh(L)) if not upper else _mm(_mh(dL), L)
+    return d + _mh(d)
+
+
+def _chol_solve_jvp(p, t, *, upper):
+    (B, L), (dB, dL) = p, t
+    rhs = jnp.zeros_like(B) if dB is None else dB
+    if dL is not None:
+        rhs = rhs - _mm(_chol_dA(L, dL, upper), _chol_solve_fwd(B, L, upper=upper))
+    return _chol_solve_fwd(rhs, L, upper=upper)
+
+
+# X = (L L^H)^-1 B (or (U^H U)^-1 B): CholeskySolveBackward0
+_chol_solve = Primitive("cholesky_solve", _chol_solve_fwd,
+                        B=lambda grad, L, upper: _chol_solve(grad, L, upper=upper),
+                        L=_chol_solve_L, jvp=_chol_solve_jvp)
+
+
+def cholesky_solve(input, input2, upper=False):
+    """Solve ``A X = input`` given the Cholesky factor ``input2`` of ``A`` (lower:
+    ``A = L L^H``; ``upper``: ``A = U^H U``); batch dims broadcast.
+
+    Examples
+    --------
+    >>> L = wgrad.tensor([[2., 0.], [1., 2.]])
+    >>> wgrad.cholesky_solve(wgrad.tensor([[6.], [7.]]), L)
+    tensor([[1.],
+            [1.]])
+    """
+    B, L = input, input2
+    if B.dtype is not L.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{B.dtype.scalar_name} and A of type {L.dtype.scalar_name} "
+                           f"instead.")
+    if B.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B.ndim} dimensions "
+                           f"instead")
+    if L.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L.ndim} dimensions "
+                           f"instead")
+    _check_square_plain(L)
+    if L.shape[-1] != B.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{L.shape[-2]} by {L.shape[-1]} but each b matrix is "
+                           f"{B.shape[-2]} by {B.shape[-1]}")
+    _check_lapack("cholesky_solve_cpu", L)
+    batch = _batch_of(B, L)
+    B, L = B.expand(batch + tuple(B.shape[-2:])), L.expand(batch + tuple(L.shape[-2:]))
+    return _chol_solve(B, L, upper=bool(upper))
+
+
+def _chol_inv_fwd(L, *, upper):
+    eye = jnp.broadcast_to(jnp.eye(L.shape[-1], dtype=L.dtype), L.shape)
+    Li = jax.lax.linalg.triangular_solve(L, eye, left_side=True, lower=not upper)
+    return _mm(Li, _mh(Li)) if upper else _mm(_mh(Li), Li)
+
+
+def _chol_inv_L(grad, L, result, upper):
+    S = result @ (grad + grad.mH) @ result
+    return -(L @ S) if upper else -(S @ L)
+
+
+def _chol_inv_jvp(p, t, *, upper):
+    raise NotImplementedError(
+        "cholesky_inverse: forward-mode AD is not supported (torch 2.13's tangent, "
+        "-X dL X L^H plus its adjoint, is not the derivative of X = (L L^H)^-1)")
+
+
+# (L L^H)^-1 (or (U^H U)^-1): CholeskyInverseBackward0
+_chol_inv = Primitive("cholesky_inverse", _chol_inv_fwd, L=_chol_inv_L, jvp=_chol_inv_jvp)
+
+
+def cholesky_inverse(input, upper=False):
+    """The inverse of ``A`` from its Cholesky factor ``input`` (lower: ``A = L L^H``;
+    ``upper``: ``A = U^H U``).
+
+    Examples
+    --------
+    >>> wgrad.cholesky_inverse(wgrad.tensor([[2., 0.], [0., 4.]]))
+    tensor([[0.2500, 0.0000],
+            [0.0000, 0.0625]])
+    """
+    _check_square("cholesky_inverse", input)
+    _check_lapack("cholesky_inverse_out_cpu", input)
+    if input.is_complex() and _concrete(input._data) and bool(
+            jnp.any(jnp.imag(jnp.diagonal(input._data, axis1=-2, axis2=-1)) != 0)):
+        # LAPACK's zpotri, torch's kernel, takes the diagonal as real; its result is then
+        # not the inverse of L L^H (nor Hermitian)
+        raise NotImplementedError("cholesky_inverse: a complex Cholesky factor with a "
+                                  "non-real diagonal is not supported (torch's result for it "
+                                  "is not the inverse of L L^H)")
+    return _chol_inv(input, upper=bool(upper))
+
+
+def _lu_fwd(A):
+    lu_, pivots, perm = jax.lax.linalg.lu(A)
+    return lu_, pivots + 1, perm  # torch's pivots count from 1
+
+
+def _permute_rows(Z, perm):
+    """``P Z`` for the ``P`` of ``P^T A = A[perm]`` (row ``perm[i]`` of the result is row
+    ``i`` of ``Z``)."""
+    inv = _make(jnp.argsort(perm._data, axis=-1)).unsqueeze(-1).expand(tuple(Z.shape))
+    return Z.gather(-2, inv)
+
+
+def _left_LH(L, X):
+    """``L^-H X`` for a unit lower-triangular ``L``."""
+    return _trsolve(L.mH, X, upper=True, unit=True)
+
+
+def _right_UH(X, U):
+    """``X U^-H`` for an upper-triangular ``U``."""
+    return _trsolve(U, X.mH, upper=True, unit=False).mH
+
+
+def _lu_backward(grads, results):
+    # A = P L U, L unit lower (m x k), U upper (k x n), k = min(m, n). With M =
+    # L^-1 P^T dA U^-1 (square case), dL = L tril(M, -1) and dU = triu(M) U, whose adjoint
+    # is gA = P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H; a wide A adds the columns of
+    # U past k (gU2), a tall one the rows of L past k (gL2), each through the same M.
+    gLU, LU, perm = grads[0], results[0], results[2]
+    m, n = LU.shape[-2], LU.shape[-1]
+    k = builtins.min(m, n)
+    L = LU.tril(-1).narrow(-1, 0, k) + _make(jnp.eye(m, k, dtype=_np(LU)))
+    U = LU.triu().narrow(-2, 0, k)
+    gL, gU = gLU.tril(-1).narrow(-1, 0, k), gLU.triu().narrow(-2, 0, k)
+    if m == n:
+        G = (L.mH @ gL).tril(-1) + (gU @ U.mH).triu()
+        return _permute_rows(_right_UH(_left_LH(L, G), U), perm)
+    if m < n:
+        U1, U2 = U.narrow(-1, 0, m), U.narrow(-1, m, n - m)
+        gU1, gU2 = gU.narrow(-1, 0, m), gU.narrow(-1, m, n - m)
+        G = (L.mH @ gL - gU2 @ U2.mH).tril(-1) + (gU1 @ U1.mH).triu()
+        return _permute_rows(_left_LH(L, cat([_right_UH(G, U1), gU2], -1)), perm)
+    L1, L2 = L.narrow(-2, 0, n), L.narrow(-2, n, m - n)
+    gL1, gL2 = gL.narrow(-2, 0, n), gL.narrow(-2, n, m - n)
+    G = (L1.mH @ gL1).tril(-1) + (gU @ U.mH - L2.mH @ gL2).triu()
+    return _permute_rows(_right_UH(cat([_left_LH(L1, G), gL2], -2), U), perm)
+
+
+# (LU, pivots, the permutation A[perm] = L U): LinalgLuFactorExBackward0
+_lu = Primitive("linalg_lu_factor", _lu_fwd, nout=3, nondiff_outputs=(1, 2),
+                node_name="LinalgLuFactorExBackward0",
+                A=_lu_backward)
+
+LUWithInfoResult = collections.namedtuple("_lu_with_info", ["LU", "pivots", "info"])
+
+
+def lu(A, pivot=True, get_infos=False):
+    """torch.lu: the partially pivoted LU factorization ``A = P L U`` packed in one matrix
+    (``L`` below the diagonal, ``U`` on and above it) and its pivots (int32, from 1);
+    with ``get_infos`` also ``info`` (``i`` where ``U[i, i]`` is the first zero on the
+    diagonal, counted from 1, else 0). Rectangular and batched ``A`` work.
+
+    Examples
+    --------
+    >>> LU, pivots = wgrad.lu(wgrad.tensor([[1., 2.], [3., 4.]]))
+    >>> pivots
+    tensor([2, 2], dtype=wgrad.int32)
+    """
+    _deprecated(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+        "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\nLU, "
+        "pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = "
+        "torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+        "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+        "torch.linalg.lu_factor_ex(A, compute_pivots)")
+    if A.ndim < 2:
+        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got "
+                           f"size: {list(A.shape)} instead")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
+                           "CPU")
+    _check_lapack("lu_cpu", A)
+    LU, pivots, _ = _lu(A)
+    if not get_infos:
+        return LU, pivots
+    k = builtins.min(A.shape[-2], A.shape[-1])
+    zero = jnp.diagonal(LU._data, axis1=-2, axis2=-1)[..., :k] == 0
+    info = jnp.where(zero.any(-1), jnp.argmax(zero, -1) + 1, 0).astype(jnp.int32)
+    return LUWithInfoResult(LU, pivots, _make(info))
+
+
+_ERR_PIVOTS_DTYPE = ("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+                     "torch.int32 dtype.\nNote: this function is intended to be used with the "
+                     "output produced by torch.linalg.lu_factor")
+
+
+def _permutation(pivots, m):
+    """The row order ``perm`` (``P^T A = A[perm]``) that 1-based ``pivots`` (row swaps in
+    order, as LAPACK's) give an ``m``-row matrix."""
+    return jax.lax.linalg.lu_pivots_to_permutation(pivots._data - 1, m)
+
+
+def _pivots_in_range(pivots, m):
+    """Whether every pivot is between 1 and m (True where the values are not known)."""
+    p = pivots._data
+    if not _concrete(p) or p.size == 0:
+        return True, True
+    return bool((p >= 1).all()), bool((p <= m).all())
+
+
+LUUnpackResult = collections.namedtuple("lu_unpack", ["P", "L", "U"])
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """``(P, L, U)`` of ``A = P L U`` from :func:`lu`'s packed result; a part not unpacked
+    is an empty tensor. ``L`` and ``U`` are differentiable.
+
+    Examples
+    --------
+    >>> P, L, U = wgrad.lu_unpack(*wgrad.lu(wgrad.tensor([[1., 2.], [3., 4.]])))
+    >>> P
+    tensor([[0., 1.],
+            [1., 0.]])
+    """
+    if LU_data.ndim < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got "
+                           f"size: {list(LU_data.shape)} instead")
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = builtins.min(m, n)
+    dt = _np(LU_data)
+    empty = _make(jnp.zeros((0,), dt))
+    P = empty
+    if unpack_pivots:
+        if LU_pivots.dtype is not D.int32:
+            raise RuntimeError(_ERR_PIVOTS_DTYPE)
+        want = tuple(LU_data.shape[:-2]) + (k,)
+        if tuple(LU_pivots.shape) != want:  # torch reads past short pivots
+            raise RuntimeError(f"lu_unpack: expected LU_pivots of shape {list(want)} (the "
+                               f"batch dimensions of LU_data and min(m, n)), but got "
+                               f"{list(LU_pivots.shape)}")
+        if not all(_pivots_in_range(LU_pivots, m)):
+            raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) "
+                               "inclusive.Did you properly pass the result of lu_factor?")
+        perm = _permutation(LU_pivots, m)
+        P = _make((jnp.arange(m)[:, None] == perm[..., None, :]).astype(dt))
+    if not unpack_data:
+        return LUUnpackResult(P, empty, empty)
+    L = LU_data.tril(-1).narrow(-1, 0, k) + _make(jnp.eye(m, k, dtype=dt))
+    return LUUnpackResult(P, L, LU_data.triu().narrow(-2, 0, k))
+
+
+def lu_solve(input, LU_data, LU_pivots):
+    """Solve ``A X = input`` from :func:`lu`'s factorization of ``A``; batch dims of
+    ``input`` and ``LU_data`` broadcast.
+
+    Examples
+    --------
+    >>> LU, pivots = wgrad.lu(wgrad.tensor([[1., 2.], [3., 4.]]))
+    >>> wgrad.lu_solve(wgrad.tensor([[3.], [7.]]), LU, pivots)
+    tensor([[1.],
+            [1.]])
+    """
+    _deprecated(
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in "
+        "a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
+        "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = "
+        "torch.linalg.lu_solve(LU, pivots, B)")
+    B, LU, pivots = input, LU_data, LU_pivots
+    _check_float("torch.linalg.lu_solve", LU)
+    _check_square("torch.linalg.lu_solve", LU)
+    if B.ndim < 2:
+        raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 "
+                           "dimensions.")
+    if B.dtype is not LU.dtype:
+        raise RuntimeError(f"linalg.lu_solve: Expected LU and B to have the same dtype, but "
+                           f"found LU of type {LU.dtype.scalar_name} and B of type "
+                           f"{B.dtype.scalar_name} instead")
+    if pivots.dtype is not D.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type "
+                           "torch.int32")
+    n = LU.shape[-1]
+    if pivots.ndim == 0 or pivots.shape[-1] != n:
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the "
+                           "dimension of the matrix")
+    if tuple(pivots.shape) != tuple(LU.shape[:-1]):
+        raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be "
+                           f"the same, but got pivots with shape {list(pivots.shape)} instead")
+    if B.shape[-2] != n:
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                           f"AX = B ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    low, high = _pivots_in_range(pivots, n)
+    for ok, bound in ((low, "greater or equal to 1"), (high, "smaller or equal to LU.size(-2)")):
+        if not ok:
+            raise RuntimeError(f"Pivots given to lu_solve must all be {bound}. Did you properly "
+                               f"pass the result of lu_factor?")
+    batch = _batch_of(B, LU)
+    B, LU = B.expand(batch + tuple(B.shape[-2:])), LU.expand(batch + (n, n))
+    perm = jnp.broadcast_to(_permutation(pivots, n), batch + (n,))
+    rows = _make(jnp.broadcast_to(perm[..., None], tuple(B.shape)))
+    Y = _trsolve(LU, B.gather(-2, rows), upper=False, unit=True)  # L^-1 P^T B
+    return _trsolve(LU, Y, upper=True, unit=False)
+
+
+def qr(input, some=True):
+    """torch.qr: ``linalg.qr`` with ``mode="reduced"`` (``some=True``) or ``"complete"``.
+
+    Examples
+    --------
+    >>> wgrad.qr(wgrad.tensor([[2., 0.], [0., 3.]])).R
+    tensor([[2., 0.],
+            [0., 3.]])
+    """
+    _deprecated(
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+        "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+        "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+        "torch.linalg.qr(A, 'reduced' if some else 'complete')")
+    if input.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    _check_float("linalg.qr", input)
+    return linalg_qr(input, "reduced" if some else "complete")
+
+
+SVDLegacyResult = collections.namedtuple("svd", ["U", "S", "V"])
+
+
+def svd(input, some=True, compute_uv=True):
+    """torch.svd: ``input = U diag(S) V^H`` (``V``, not ``Vh``); ``some=False`` gives
+    square ``U`` and ``V``; with ``compute_uv=False``, ``U`` and ``V`` are zero-filled
+    (square) and only ``S`` is computed.
+
+    Examples
+    --------
+    >>> wgrad.svd(wgrad.tensor([[3., 0.], [0., -2.]])).S
+    tensor([3., 2.])
+    """
+    if input.ndim < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has "
+                           f"{input.ndim} dimensions instead")
+    _check_float("linalg.svd", input)
+    if compute_uv:
+        U, S, Vh = linalg_svd(input, full_matrices=not some)
+        return SVDLegacyResult(U, S, Vh.mH)
+    batch, (m, n) = tuple(input.shape[:-2]), input.shape[-2:]
+    dt = _np(input)
+    return SVDLegacyResult(_make(jnp.zeros(batch + (m, m), dt)), _svdvals(input),
+                           _make(jnp.zeros(batch + (n, n), dt)))
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of a 1-D ``x``: columns ``x**(N-1), ..., x, 1`` (or the
+    reverse with ``increasing``); integer and bool ``x`` give int64.
+
+    Examples
+    --------
+    >>> wgrad.vander(wgrad.tensor([1, 2, 3]), N=3)
+    tensor([[1, 1, 1],
+            [4, 2, 1],
+            [9, 3, 1]])
+    """
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    if N is None:
+        N = x.shape[0]
+    elif N < 0:
+        raise RuntimeError("N must be non-negative.")
+    dt = D.promote_types(x.dtype, D.int64)
+    if N <= 1:  # no power of x: torch's result has no history either
+        return _make(jnp.ones((x.shape[0], N), dt.np))
+    ones = _make(jnp.ones((x.shape[0], 1), dt.np))
+    # powers by repeated products (torch's cumprod: its values and, at 0, exact gradients)
+    out = cat([ones, x.to(dt).unsqueeze(1).expand((x.shape[0], N - 1))], 1).cumprod(1)
+    return out if increasing else out.flip(1)
 
 
 # ======================================================================================
@@ -1498,6 +2072,36 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _same_dtype(input, batch1, batch2)
     prod = bmm(batch1, batch2).sum(0, dtype=batch1.dtype)
     return _scaled_add(input, prod, beta, alpha, "addmm_impl_cpu_")
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)``, ``input`` broadcast to the product
+    (for bool tensors, ``(beta and input) or (alpha and outer)``).
+
+    Example
+    -------
+    >>> wgrad.addr(wgrad.ones(2, 2), wgrad.tensor([1., 2.]), wgrad.tensor([1., 3.]), beta=2)
+    tensor([[3., 5.],
+            [4., 8.]])
+    """
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    dtype = result_type(input, vec1, vec2)
+    integral = not (dtype.is_floating_point or dtype.is_complex)
+    for name, v in (("beta", beta), ("alpha", alpha)):
+        if isinstance(v, builtins.bool) and dtype is not D.bool:
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+        if integral and isinstance(v, (float, builtins.complex)):
+            raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
+                               f"floating point number.")
+    shape = (vec1.shape[0], vec2.shape[0])
+    expanded_shape(input, shape)
+    prod = outer(vec1.to(dtype), vec2.to(dtype))
+    if dtype is D.bool:
+        prod = prod if alpha else prod & False
+        return prod | input.to(dtype).expand(shape) if beta else prod
+    return _scaled_add(input.to(dtype), prod, beta, alpha, "addr")
 
 
 # -- distances --------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """Reductions: sum, mean, prod, amax/amin, max/min, var/std, logsumexp, cumsum/cumprod,
-diff, trapezoid, norms; non-differentiable argmax/argmin, count_nonzero, all, any.
+diff, trapezoid, norms; non-differentiable argmax/argmin, count_nonzero, all, any;
+statistics: cov, corrcoef, quantile/nanquantile, mode, msort, renorm, combinations and the
+non-differentiable histc.
 
 Every formula follows NOTE [Conjugate Wirtinger convention] in _primitive.py. Reductions
 that pick elements (amax, max(), vector_norm(ord=inf)) share the gradient evenly among
@@ -7,17 +9,20 @@ ties, as torch; max(dim)/min(dim) send it to the returned index only.
 """
 import builtins
 import collections
+import functools
+import itertools
 import math
 import warnings
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
 from .._autograd.grad_mode import _state
 from ._primitive import Primitive, name_by_op
-from .indexing import scatter_add
+from .indexing import _gather_prim, scatter_add
 from . import elementwise
 from . import linear_algebra as linalg  # imports this module too: used at call time
 from .elementwise import where
@@ -25,13 +30,16 @@ from .shape import _dims, cat, expand, flip, movedim, narrow, reshape, unsqueeze
 
 __all__ = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
            "std", "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "diff",
-           "trapezoid", "norm", "vector_norm", "count_nonzero", "all", "any", "nansum",
-           "nanmean", "cummax", "cummin", "logcumsumexp", "aminmax"]
+           "trapezoid", "trapz", "cumulative_trapezoid", "norm", "vector_norm",
+           "count_nonzero", "all", "any", "nansum",
+           "nanmean", "cummax", "cummin", "logcumsumexp", "aminmax", "cov", "corrcoef",
+           "quantile", "nanquantile", "mode", "msort", "histc", "renorm", "combinations"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
            "std", "logsumexp", "cumsum", "cumprod", "diff", "norm", "count_nonzero", "all",
-           "any", "nansum", "nanmean", "cummax", "cummin", "logcumsumexp", "aminmax")
+           "any", "nansum", "nanmean", "cummax", "cummin", "logcumsumexp", "aminmax", "cov",
+           "corrcoef", "quantile", "nanquantile", "mode", "msort", "histc", "renorm")
 
 
 def _axes(dim, ndim):
@@ -790,6 +798,66 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return input
 
 
+# torch's overloads of the trapezoid functions, as its argument errors list them
+_TRAPEZOID_FORMS = (" * (Tensor y, Tensor x, *, int dim = -1)\n"
+                    " * (Tensor y, *, Number dx = 1, int dim = -1)\n")
+_TRAPZ_FORMS = {"trapezoid": _TRAPEZOID_FORMS, "cumulative_trapezoid": _TRAPEZOID_FORMS,
+                "trapz": (" * (Tensor y, *, float dx = 1, int dim = -1)\n"
+                          " * (Tensor y, Tensor x, *, int dim = -1)\n")}
+
+
+def _trapezoid_args(name, y, x, dx):
+    """torch's argument errors: ``x`` a tensor or ``dx`` a real number, not both."""
+    ok = isinstance(y, Tensor) and (x is None or isinstance(x, Tensor) and dx is None) and (
+        dx is None or isinstance(dx, (int, float)) or
+        isinstance(dx, complex) and name != "trapz")
+    if not ok:
+        got = [type(y).__name__] + ([type(x).__name__] if x is not None else []) + (
+            [f"dx={type(dx).__name__}"] if dx is not None else [])
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({', '.join(got)}), but expected one of:\n{_TRAPZ_FORMS[name]}")
+    if isinstance(dx, (complex, builtins.bool)):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+
+
+def _trapezoid_dim(y, x, dim, zero_dim_error):
+    """``dim`` wrapped, with torch's errors for a 0-d ``y``."""
+    if y.ndim == 0:
+        if x is not None:
+            dim = _wrap_dim(dim, 0)
+        raise IndexError(zero_dim_error or f"Dimension specified as {dim} but tensor has no "
+                                            f"dimensions")
+    return _wrap_dim(dim, y.ndim)
+
+
+def _no_bool(name, y, x):
+    if y.dtype is D.bool or x is not None and x.dtype is D.bool:
+        which = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"{name}: received a bool input for {which}, but bool is not "
+                           f"supported")
+
+
+def _spacings(name, y, x, d):
+    """The differences of the sample points ``x`` along ``d``, shaped as torch shapes them
+    to broadcast against ``y``'s: a vector along ``d``, fewer dimensions padded in front."""
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        shape = [1] * y.ndim
+        shape[d] = x.shape[0]
+        x = reshape(x, tuple(shape))
+    elif x.ndim < y.ndim:
+        x = reshape(x, (1,) * (y.ndim - x.ndim) + tuple(x.shape))
+    n = builtins.max(x.shape[d] - 1, 0)
+    return narrow(x, d, builtins.min(1, x.shape[d]), n) - narrow(x, d, 0, n)
+
+
+def _pair_sums(y, d):
+    """``y[1:] + y[:-1]`` along ``d``."""
+    n = builtins.max(y.shape[d] - 1, 0)
+    return narrow(y, d, builtins.min(1, y.shape[d]), n) + narrow(y, d, 0, n)
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Integrate ``y`` along ``dim`` with the trapezoid rule, at sample points ``x`` or
     with uniform spacing ``dx`` (1 by default).
@@ -799,30 +867,48 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     >>> wgrad.trapezoid(wgrad.tensor([1., 2., 3.]))
     tensor(4.)
     """
-    if x is not None and dx is not None:
-        raise TypeError("trapezoid() received an invalid combination of arguments: pass "
-                        "either 'x' or 'dx', not both")
-    d = _wrap_dim(dim, y.ndim)
+    _trapezoid_args("trapezoid", y, x, dx)
+    d = _trapezoid_dim(y, x, dim, None)
     size = y.shape[d]
-    if not isinstance(x, Tensor):
-        spacing = 1 if dx is None else dx
-        if x is not None:
-            spacing = x
-        if size == 0:
-            return sum(y, d) * 0
+    if size == 0:  # no sample: zeros, in y's dtype (as numpy)
+        return sum(y, d) * 0 if y.dtype is not D.bool else any(y, d)
+    _no_bool("trapezoid", y, x)
+    if x is None:
         ends = narrow(y, d, 0, 1).squeeze(d) + narrow(y, d, size - 1, 1).squeeze(d)
-        return (sum(y, d) - ends * 0.5) * spacing
-    if x.ndim == 1:
-        if x.shape[0] != size:
-            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
-        shp = [1] * y.ndim
-        shp[d] = size
-        x = reshape(x, tuple(shp))
-    if size == 0:
-        return sum(y, d) * 0
-    dxs = diff(x, dim=d if x.ndim == y.ndim else -1)
-    mid = narrow(y, d, 1, size - 1) + narrow(y, d, 0, size - 1)
-    return sum(dxs * mid, d) * 0.5
+        return (sum(y, d) - ends * 0.5) * (1 if dx is None else dx)
+    return sum(_pair_sums(y, d) * _spacings("trapezoid", y, x, d), d) * 0.5
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """torch's older name of :func:`trapezoid`: ``trapz(y, x, *, dim=-1)`` or
+    ``trapz(y, *, dx=1, dim=-1)``.
+
+    Example
+    -------
+    >>> wgrad.trapz(wgrad.tensor([1., 2., 3.]), dx=2.)
+    tensor(8.)
+    """
+    _trapezoid_args("trapz", y, x, dx)
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoid-rule integral of ``y`` along ``dim`` (one value less than
+    ``y`` has there), at sample points ``x`` or with uniform spacing ``dx``.
+
+    Example
+    -------
+    >>> wgrad.cumulative_trapezoid(wgrad.tensor([1., 2., 4.]))
+    tensor([1.5000, 4.5000])
+    """
+    _trapezoid_args("cumulative_trapezoid", y, x, dx)
+    d = _trapezoid_dim(y, x, dim, None if x is not None else
+                       "slice() cannot be applied to a 0-dim tensor.")
+    _no_bool("cumulative_trapezoid", y, x)
+    if x is None:
+        return cumsum(_pair_sums(y, d) * ((1 if dx is None else dx) / 2), d)
+    spacings = _spacings("cumulative_trapezoid", y, x, d)
+    return cumsum(_pair_sums(y, d) * spacings / 2, d)
 
 
 # ======================================================================================
@@ -954,3 +1040,365 @@ def all(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """Whether some element over ``dim`` is nonzero (False for an empty tensor)."""
     return _any(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
+
+
+# ======================================================================================
+# Statistics: cov, corrcoef, quantile, mode, msort, histc, renorm, combinations
+# ======================================================================================
+
+def _check_weights(name, w, n, integral):
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {w.ndim} dimensions")
+    d = w.dtype
+    if (integral and (d.is_floating_point or d.is_complex or d is D.bool)) or (
+            not integral and not d.is_floating_point):
+        kind = "integral" if integral else "floating point"
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{d.scalar_name} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {n}")
+    if _known(w) and bool(jnp.any(w._data < 0)):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+def _known(t):
+    """Whether ``t``'s values can be read on the host (not a tracer)."""
+    return not isinstance(t._data, jax.core.Tracer)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows of ``input`` (observations in
+    its columns), with integer frequency weights and float observation weights.
+
+    Example
+    -------
+    >>> wgrad.cov(wgrad.tensor([[0., 1., 2.], [2., 1., 0.]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    if input.dtype is D.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    if not isinstance(correction, int) or isinstance(correction, builtins.bool):
+        raise TypeError(f"cov(): argument 'correction' must be int, not "
+                        f"{type(correction).__name__}")
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    n = x.shape[1]
+    w = None
+    for name, wt, integral in (("fweights", fweights, True), ("aweights", aweights, False)):
+        if wt is not None:
+            _check_weights(name, wt, n, integral)
+            wt = wt.reshape(-1)
+            w = wt if w is None else w * wt
+    if w is None:
+        w_sum, norm = n, n - correction
+    else:
+        w_sum = sum(w)
+        if _known(w_sum) and bool(w_sum._data == 0):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+        norm = w_sum - correction * (sum(w * aweights.reshape(-1)) / w_sum
+                                     if aweights is not None and correction else 1)
+    xm = x - (sum(x * w, 1) if w is not None else sum(x, 1)).div(w_sum).unsqueeze(1)
+    if (not isinstance(norm, Tensor) or _known(norm)) and float(norm) <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm = norm * 0
+    c = xm @ (xm * w if w is not None else xm).mH
+    return c.div(norm).squeeze()
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the variables in the rows of ``input``, clipped
+    to [-1, 1] (real and imaginary parts apart for complex input).
+
+    Example
+    -------
+    >>> wgrad.corrcoef(wgrad.tensor([[0., 1., 2.], [2., 1., 0.]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    if input.ndim > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but "
+                           f"got an input with {input.ndim} dimensions")
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    std = (d.real if d.is_complex() else d).sqrt()
+    c = c / std.unsqueeze(1) / std.unsqueeze(0)
+    if c.is_complex():
+        return elementwise.complex(c.real.clip(-1, 1), c.imag.clip(-1, 1))
+    return c.clip(-1, 1)
+
+
+_QUANTILE_MODES = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    """torch's quantile_compute: sort, the rank ``q (n - 1)`` of each quantile (``n`` the
+    count of non-NaN values for nanquantile; the last, NaN, for a slice holding NaN in
+    quantile), then the values at the ranks around it, interpolated."""
+    scalar_q = not isinstance(q, Tensor)
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if not scalar_q and q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype not in (D.float32, D.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if not scalar_q and q.dtype is not input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    if scalar_q and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+    if interpolation not in _QUANTILE_MODES:
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if input.numel() > 1 << 24:
+        raise RuntimeError("quantile() input tensor is too large")
+    if not scalar_q and _known(q) and not bool(jnp.all((q._data >= 0) & (q._data <= 1))):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    qs = (_make(jnp.asarray([q], input.dtype.np)) if scalar_q else q.reshape(-1))
+    if dim is None:
+        x = input.reshape(-1)
+        out_shape = (1,) * input.ndim if keepdim else ()
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        x = movedim(input, d, -1) if input.ndim else input.reshape(1)
+        out_shape = list(input.shape)
+        if input.ndim:
+            if keepdim:
+                out_shape[d] = 1
+            else:
+                del out_shape[d]
+        out_shape = tuple(out_shape)
+    s = x.sort(-1).values  # NaN sorts last
+    n = s.shape[-1]
+    qs = qs.reshape((-1,) + (1,) * s.ndim)  # (Q, 1, ..., 1) against (..., n)
+    if ignore_nan:
+        k = (~s.isnan()).sum(-1, keepdim=True)
+        ranks = where(k == 0, float(n - 1), qs * (k - 1))
+    else:
+        ranks = where(s.narrow(-1, n - 1, 1).isnan(), float(n - 1), qs * (n - 1))
+    s = s.unsqueeze(0).expand(tuple(ranks.shape[:-1]) + (n,))
+
+    def at(r):
+        return s.gather(-1, r.detach().long())
+
+    if interpolation in ("lower", "higher", "nearest"):
+        rounding = {"lower": "floor", "higher": "ceil", "nearest": "round"}[interpolation]
+        out = at(getattr(ranks.detach(), rounding)())
+    else:
+        below = ranks.detach().floor()
+        weight = ranks - below if interpolation == "linear" else 0.5
+        out = at(below).lerp(at(ranks.detach().ceil()), weight)
+    out = out.reshape((qs.shape[0],) + out_shape)
+    return out.squeeze(0) if scalar_q else out
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The ``q``-th quantiles (``q`` a number or a 1-D tensor, leading the result's dims)
+    of ``input`` over ``dim`` (all elements by default); a slice holding NaN gives NaN.
+
+    Example
+    -------
+    >>> wgrad.quantile(wgrad.tensor([0., 1., 2., 7.]), wgrad.tensor([0.25, 0.5]))
+    tensor([0.7500, 1.5000])
+    """
+    return _quantile(input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """:func:`quantile` ignoring NaN (a slice of NaN only gives NaN).
+
+    Example
+    -------
+    >>> wgrad.nanquantile(wgrad.tensor([0., float("nan"), 2.]), 0.5)
+    tensor(1.)
+    """
+    return _quantile(input, q, dim, keepdim, interpolation, True)
+
+
+_Mode = _results(["values", "indices"], "mode")
+_mode_values = _gather_prim("mode", "ModeBackward0")
+
+
+@jax.jit
+def _mode_index(a):
+    """The index along the last axis of the most frequent value (the smallest of them on a
+    tie) at its last occurrence, as torch's CPU kernel, keeping that axis (size 1)."""
+    n = a.shape[-1]
+    order = jnp.argsort(a, axis=-1, stable=True)
+    s = jnp.take_along_axis(a, order, -1)
+    change = s[..., 1:] != s[..., :-1]
+    edge = jnp.ones(a.shape[:-1] + (1,), bool)
+    pos = jnp.arange(n)
+    first = jax.lax.cummax(jnp.where(jnp.concatenate([edge, change], -1), pos, 0),
+                           axis=a.ndim - 1)
+    last = jax.lax.cummin(jnp.where(jnp.concatenate([change, edge], -1), pos, n - 1),
+                          axis=a.ndim - 1, reverse=True)
+    best = jnp.argmax(last - first, -1, keepdims=True)  # the first run: the smallest value
+    return jnp.take_along_axis(order, jnp.take_along_axis(last, best, -1), -1)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along ``dim`` (the smallest one on a tie) and the index of
+    its last occurrence.
+
+    Example
+    -------
+    >>> wgrad.mode(wgrad.tensor([3., 1., 3., 1., 2.]))
+    wgrad.return_types.mode(
+    values=tensor(1.),
+    indices=tensor(3))
+    """
+    if input.is_complex():
+        raise NotImplementedError(f"\"mode_cpu\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
+    x = input.reshape(1) if input.ndim == 0 else input
+    d = _wrap_dim(dim, x.ndim)
+    if x.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    a = x._data
+    if a.dtype.kind == "f" and _known(x) and bool(jnp.isnan(a).any()):
+        raise NotImplementedError("mode(): inputs holding NaN are not supported (torch's "
+                                  "result for them depends on how its sort orders NaN)")
+    if a.size == 0:
+        ix = jnp.zeros(a.shape[:d] + (1,) + a.shape[d + 1:], jnp.int32)
+    else:
+        ix = jnp.moveaxis(_mode_index(jnp.moveaxis(a, d, -1)), -1, d)
+    squeeze = not keepdim or input.ndim == 0
+    vals = _mode_values(x, ix, dim=d, squeeze=squeeze)
+    ix = jnp.squeeze(ix, d) if squeeze else ix
+    return _Mode(vals, _make(ix.astype(D.default_int().np)))
+
+
+def msort(input):
+    """``input`` sorted along its first dim (``sort(input, 0).values``).
+
+    Example
+    -------
+    >>> wgrad.msort(wgrad.tensor([[3., 1.], [1., 2.]]))
+    tensor([[1., 1.],
+            [3., 2.]])
+    """
+    return input.sort(0).values
+
+
+def _bound_str(v, from_data):
+    if math.isnan(v):  # torch prints the NaN its aminmax gives as -nan
+        return "-nan" if from_data else "nan"
+    return f"{v:g}"
+
+
+def histc(input, bins=100, min=0, max=0):
+    """A histogram of ``input``'s values in ``bins`` equal bins between ``min`` and
+    ``max`` (the data's range when they are equal); values outside are ignored, ``max``
+    falls in the last bin. Not differentiable.
+
+    Example
+    -------
+    >>> wgrad.histc(wgrad.tensor([1., 2., 1.]), bins=4, min=0, max=3)
+    tensor([0., 2., 1., 0.])
+    """
+    if not isinstance(bins, int) or isinstance(bins, builtins.bool):
+        raise TypeError(f"histc(): argument 'bins' must be int, not {type(bins).__name__}")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+                           f"dimension 0")
+    lo, hi = (float(v.item() if isinstance(v, Tensor) else v) for v in (min, max))
+    from_data = lo == hi and input.numel() > 0
+    if input.dtype is D.bool:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    kernel = "aminmax_cpu" if from_data and input.is_complex() else "histogram_cpu"
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{input.dtype.scalar_name}'")
+    x = input._data.reshape(-1)
+    if from_data:
+        lo, hi = (float(v) for v in _minmax(x))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_bound_str(lo, from_data)}, "
+                           f"{_bound_str(hi, from_data)}] is not finite")
+    if not lo < hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    lo, hi = jnp.asarray(lo, x.dtype), jnp.asarray(hi, x.dtype)
+    # float16/bfloat16 op by op (eager), so that each step rounds as in torch's kernel
+    counts = (_histc_counts if x.dtype.itemsize > 2 else _histc_counts.__wrapped__)
+    return _make(counts(x, lo, hi, bins=bins))
+
+
+@jax.jit
+def _minmax(x):
+    return jnp.min(x), jnp.max(x)
+
+
+@functools.partial(jax.jit, static_argnames="bins")
+def _histc_counts(x, lo, hi, *, bins):
+    """torch's bin of each x in x's dtype: (x - lo) * bins / (hi - lo), truncated, where
+    x == hi goes in the last bin; values outside [lo, hi] (and NaN) are dropped."""
+    pos = ((x - lo) * jnp.asarray(bins, x.dtype) / (hi - lo)).astype(jnp.int64)
+    pos = jnp.where(pos == bins, bins - 1, pos)
+    pos = jnp.where((x >= lo) & (x <= hi), pos, bins)
+    return jnp.zeros((bins,), x.dtype).at[pos].add(1, mode="drop")
+
+
+def _scalar_arg(v):
+    return v.item() if isinstance(v, Tensor) else v
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each slice ``input.select(dim, i)`` whose ``p``-norm exceeds ``maxnorm`` scaled
+    down to norm ``maxnorm`` (by ``maxnorm / (norm + 1e-7)``, as torch).
+
+    Example
+    -------
+    >>> wgrad.renorm(wgrad.tensor([[3., 4.], [0.3, 0.4]]), 2, 0, 1.)
+    tensor([[0.6000, 0.8000],
+            [0.3000, 0.4000]])
+    """
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           f"dimensions")
+    d = _wrap_dim(dim, input.ndim)
+    p, maxnorm = _scalar_arg(p), _scalar_arg(maxnorm)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    others = tuple(i for i in range(input.ndim) if i != d)
+    low = input.dtype in (D.float16, D.bfloat16)  # torch: the norm in float32
+    norm = vector_norm(input, p, others, True, dtype=D.float32 if low else None)
+    if low:
+        norm = norm.to(input.dtype)
+    return input * where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The length-``r`` combinations of a 1-D ``input``'s elements, one a row, in
+    lexicographic order of positions (``itertools.combinations``).
+
+    Example
+    -------
+    >>> wgrad.combinations(wgrad.tensor([1, 2, 3]))
+    tensor([[1, 2],
+            [1, 3],
+            [2, 3]])
+    """
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if not isinstance(r, int) or isinstance(r, builtins.bool):
+        raise TypeError(f"combinations(): argument 'r' (position 2) must be int, not "
+                        f"{type(r).__name__}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _make(jnp.zeros((0,), input._data.dtype))
+    pick = (itertools.combinations_with_replacement if with_replacement else
+            itertools.combinations)
+    idx = np.array(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1)
+    return input.index_select(0, _make(jnp.asarray(idx))).reshape(-1, r)

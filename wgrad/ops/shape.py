@@ -494,19 +494,22 @@ def expanded_shape(input, sizes):
                            f"to the number of dimensions in the tensor ({len(shp)})")
     lead = len(sizes) - len(shp)
     out = list(sizes)
-    for i, want in enumerate(sizes):  # NOTE [Size validation]
+    for want in sizes:  # NOTE [Size validation]
         if want < -1:
             raise RuntimeError("numel: integer multiplication overflow")
-        if want == -1 and i < lead:
-            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
-                               f"leading, non-existing dimension {i}")
-    for i, s in enumerate(shp):
-        want = sizes[lead + i]
+    for i in range(len(sizes) - 1, -1, -1):  # from the last dimension, as torch reports
+        want = sizes[i]
+        if i < lead:
+            if want == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            continue
+        s = shp[i - lead]
         if want == -1:
-            out[lead + i] = s
+            out[i] = s
         elif s != want and s != 1:
             raise RuntimeError(f"The expanded size of the tensor ({want}) must match the "
-                               f"existing size ({s}) at non-singleton dimension {lead + i}.  "
+                               f"existing size ({s}) at non-singleton dimension {i}.  "
                                f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shp)}")
     n = 1
     for d in out:
