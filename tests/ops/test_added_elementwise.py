@@ -5,7 +5,6 @@ cumulative_trapezoid, fill), against torch: values and dtypes, errors, gradients
 (gradcheck, gradgradcheck, the JAX identity, and torch's own gradient), ``out=`` and the
 in-place forms."""
 import math
-import warnings
 
 import jax
 import jax.numpy as jnp
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 import wgrad
+from _outcome import outcome
 from wgrad.testing import check_op
 
 torch = pytest.importorskip("torch")
@@ -33,22 +33,16 @@ DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat
 def _run(T, fn):
     """``fn(T)`` as a list of (dtype name, numpy value) or plain values, or ``(type,
     message)`` if it raises."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = fn(T)
-    except Exception as e:  # noqa: BLE001  (the exception is the value compared)
-        return type(e).__name__, str(e).split(" (Triggered internally at ")[0]
+    r = outcome(T, fn)
+    if isinstance(r, tuple):
+        return r
     out = []
-    for x in (r if isinstance(r, (tuple, list)) else (r,)):
+    for x in r:
         if hasattr(x, "detach"):
             x = x.detach().resolve_conj()
             name = str(x.dtype).rsplit(".", 1)[-1]
-            out.append((name, (x.float() if name == "bfloat16" else x).numpy()))
-        elif isinstance(x, str):
-            out.append(x)
-        else:
-            out.append(x)
+            x = (name, (x.float() if name == "bfloat16" else x).numpy())
+        out.append(x)
     return out
 
 

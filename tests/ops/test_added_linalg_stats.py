@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import wgrad
+from _outcome import outcome
 from wgrad.testing import check_op
 
 torch = pytest.importorskip("torch")
@@ -53,16 +54,10 @@ def _t(T, a, dtype=None, rg=False):
 
 def _run(T, fn):
     """``fn(T)`` as numpy arrays, or ``(exception type, message)``."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = fn(T)
-    except Exception as e:  # noqa: BLE001  (the exception is the value compared)
-        name = type(e).__name__
-        return ("LinAlgError" if name == "_LinAlgError" else name), str(e)
-    rs = r if isinstance(r, (tuple, list)) else (r,)
-    return [x.detach().resolve_conj().numpy() if hasattr(x, "detach") else np.asarray(x)
-            for x in rs]
+    r = outcome(T, fn)
+    return r if isinstance(r, tuple) else [
+        x.detach().resolve_conj().numpy() if hasattr(x, "detach") else np.asarray(x)
+        for x in r]
 
 
 def _svd_parts(T, r):
@@ -484,17 +479,22 @@ def test_gradcheck(name):
                      gradgrad="gg" in checks, fast_mode=True, atol=1e-6, rtol=1e-4)
 
 
+def _differentiable_outputs(T, fn, arrays):
+    """The input tensors of ``fn(T, *arrays)`` and its outputs that require grad."""
+    xs = _tensors(T, arrays)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = fn(T, *xs)
+    return xs, [t for t in (r if isinstance(r, (tuple, list)) else (r,)) if t.requires_grad]
+
+
 @pytest.mark.parametrize("name", sorted(GRADS))
 def test_gradients_agree_with_torch(name):
     # the same inputs (complex where the op takes them), one upstream gradient
     fn, arrays, _ = GRADS[name]
     got = []
     for T in (wgrad, torch):
-        xs = _tensors(T, arrays)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = fn(T, *xs)
-        rs = [t for t in (r if isinstance(r, (tuple, list)) else (r,)) if t.requires_grad]
+        xs, rs = _differentiable_outputs(T, fn, arrays)
         rng = np.random.default_rng(5)
         gs = [_t(T, rng.standard_normal(tuple(t.shape)) * (1 + 1j if t.is_complex() else 1))
               for t in rs]
@@ -522,11 +522,7 @@ _LOWER = np.tril(_randn(3, 3, cplx=True)) + 3 * np.eye(3)
 def test_more_gradients_agree_with_torch(name, fn, arrays):
     got = []
     for T in (wgrad, torch):
-        xs = _tensors(T, arrays)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = fn(T, *xs)
-        rs = [t for t in (r if isinstance(r, tuple) else (r,)) if t.requires_grad]
+        xs, rs = _differentiable_outputs(T, fn, arrays)
         got.append(T.autograd.grad([t.abs().sum() for t in rs], xs))
     for x, y in zip(*got):
         np.testing.assert_allclose(x.numpy(), y.resolve_conj().numpy(), rtol=1e-6, atol=1e-8)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import wgrad
+from _outcome import outcome
 from wgrad.testing import check_op
 
 torch = pytest.importorskip("torch")
@@ -32,15 +33,10 @@ def _t(T, a, dtype=None, rg=False):
 
 def _run(T, fn):
     """``fn(T)`` as numpy arrays, or ``(type, message)`` of what it raised."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = fn(T)
-    except Exception as e:  # noqa: BLE001  (the exception is the value compared)
-        return type(e).__name__, str(e)
-    rs = r if isinstance(r, (tuple, list)) else (r,)
-    return [(x.detach().numpy(), str(x.dtype).rsplit(".", 1)[-1]) if hasattr(x, "detach")
-            else (np.asarray(x), "") for x in rs]
+    r = outcome(T, fn)
+    return r if isinstance(r, tuple) else [
+        (x.detach().numpy(), str(x.dtype).rsplit(".", 1)[-1]) if hasattr(x, "detach")
+        else (np.asarray(x), "") for x in r]
 
 
 def _window(T, kind, n, dtype):

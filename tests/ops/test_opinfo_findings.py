@@ -1,12 +1,12 @@
 """Cases where a pass over torch's OpInfo samples (2026-11-27) found wgrad differing from
 torch: each compares values, gradients or the error with torch itself."""
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 import wgrad
+from _outcome import outcome
 
 torch = pytest.importorskip("torch")
 
@@ -21,14 +21,9 @@ def _t(T, a, rg=False, dtype=None):
 
 def _run(T, fn):
     """``fn(T)`` as numpy arrays (tensors, with gradients) or ``(type, message)``."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = fn(T)
-    except Exception as e:  # noqa: BLE001  (the exception is the value compared)
-        return type(e).__name__, str(e)
-    rs = r if isinstance(r, (tuple, list)) else (r,)
-    return [x.detach().numpy() if hasattr(x, "detach") else np.asarray(x) for x in rs]
+    r = outcome(T, fn)
+    return r if isinstance(r, tuple) else [
+        x.detach().numpy() if hasattr(x, "detach") else np.asarray(x) for x in r]
 
 
 def _clamp_grads(T):

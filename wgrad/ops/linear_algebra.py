@@ -1304,6 +1304,19 @@ def _batch_of(*ts):
     return tuple(np.broadcast_shapes(*[tuple(t.shape[:-2]) for t in ts]))
 
 
+def _solve_operands(op, B, A):
+    """``B`` and the square ``A`` of a solve ``A X = B``, broadcast to one batch, after
+    torch's size and dtype-kernel checks."""
+    _check_square_plain(A)
+    if A.shape[-1] != B.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {op}: each A matrix is "
+                           f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is "
+                           f"{B.shape[-2]} by {B.shape[-1]}")
+    _check_lapack(f"{op}_cpu", A)
+    batch = _batch_of(B, A)
+    return B.expand(batch + tuple(B.shape[-2:])), A.expand(batch + tuple(A.shape[-2:]))
+
+
 def _cholesky_failure(A):
     """``(batch element, order)`` of the first leading minor of a matrix of ``A`` (its
     lower triangle) that is not positive-definite; None if there is none (NaN input)."""
@@ -1439,14 +1452,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{b.dtype.scalar_name} and A of type {A.dtype.scalar_name} "
                            f"instead.")
-    _check_square_plain(A)
-    if A.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
-                           f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is "
-                           f"{b.shape[-2]} by {b.shape[-1]}")
-    _check_lapack("triangular_solve_cpu", A)
-    batch = _batch_of(b, A)
-    b, A = b.expand(batch + tuple(b.shape[-2:])), A.expand(batch + tuple(A.shape[-2:]))
+    b, A = _solve_operands("triangular_solve", b, A)
     prim = _trsolve_torch_t if transpose else _trsolve_torch
     X = prim(A.mT if transpose else A, b, upper=bool(upper) != bool(transpose),
              unit=bool(unitriangular))
@@ -1514,14 +1520,7 @@ def cholesky_solve(input, input2, upper=False):
     if L.ndim < 2:
         raise RuntimeError(f"u should have at least 2 dimensions, but has {L.ndim} dimensions "
                            f"instead")
-    _check_square_plain(L)
-    if L.shape[-1] != B.shape[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
-                           f"{L.shape[-2]} by {L.shape[-1]} but each b matrix is "
-                           f"{B.shape[-2]} by {B.shape[-1]}")
-    _check_lapack("cholesky_solve_cpu", L)
-    batch = _batch_of(B, L)
-    B, L = B.expand(batch + tuple(B.shape[-2:])), L.expand(batch + tuple(L.shape[-2:]))
+    B, L = _solve_operands("cholesky_solve", B, L)
     return _chol_solve(B, L, upper=bool(upper))
 
 
