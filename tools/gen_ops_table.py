@@ -372,6 +372,8 @@ NOT_PROBED = {
        for n in ("dropout", "dropout1d", "dropout2d", "dropout3d")},
     "gumbel_softmax": "random (new Gumbel noise per call); tests/nn/test_gumbel.py",
     "unravel_index": "takes integer indices and a shape (no gradient)",
+    **{n: "random (new draws per call: finite differences see other values)"
+       for n in ("normal_", "uniform_", "bernoulli_", "exponential_")},
 }
 
 
