@@ -289,6 +289,9 @@ EXAMPLES = {
     "lu_solve": Ex(S, S, pre=lambda b, a: (b, *wgrad.lu(_well_conditioned(a)[0]))),
     "lu_unpack": Ex(S, pre=lambda a: wgrad.lu(_well_conditioned(a)[0])),
     "addr": Ex(S, (2,), (2,)),
+    **{n: Ex(S, pre=_well_conditioned) for n in ("lu_factor", "lu_factor_ex")},
+    "solve_triangular": Ex(S, S, pre=lambda a, b: (_well_conditioned(a)[0].triu(), b),
+                           call=lambda f, a, b: f(a, b, upper=True)),
     "vander": Ex((3,)),
     "cross": Ex((2, 3), (2, 3)),
     # convolutions

@@ -14,9 +14,16 @@ from .ops.linear_algebra import (EighResult, EigResult, LinAlgError,  # noqa: F4
 # torch.cholesky, torch.qr and torch.svd have other signatures: the module's names are those
 from .ops.linear_algebra import (linalg_cholesky as cholesky, linalg_qr as qr,  # noqa: F401
                                  linalg_svd as svd)
+from .ops.linear_algebra import (LUFactorExResult, LUFactorResult, LUResult,  # noqa: F401
+                                 linalg_diagonal as diagonal, linalg_lu as lu,
+                                 linalg_lu_factor as lu_factor,
+                                 linalg_lu_factor_ex as lu_factor_ex,
+                                 linalg_solve_triangular as solve_triangular,
+                                 linalg_vander as vander)
 from .ops.linear_algebra import matmul, tensordot  # noqa: F401
 
 __all__ = ["solve", "inv", "det", "slogdet", "eigh", "eigvalsh", "eig", "eigvals", "svd",
            "svdvals", "qr", "cholesky", "lstsq", "pinv", "matrix_exp", "matrix_power",
            "matrix_norm", "vector_norm", "norm", "cross", "multi_dot", "matmul", "vecdot",
-           "tensordot", "LinAlgError"]
+           "tensordot", "LinAlgError", "lu_factor", "lu_factor_ex", "lu", "solve_triangular",
+           "vander", "diagonal"]

@@ -599,3 +599,49 @@ def test_vander_gradient():
     assert wgrad.autograd.gradcheck(lambda v: wgrad.vander(v, 3, True),
                                     (wgrad.tensor(x + 1j, requires_grad=True),))
     assert not wgrad.vander(w, 1).requires_grad  # as torch's: no power of x
+
+
+# torch.linalg's forms: lu_factor(_ex), lu, solve_triangular (left and right), vander,
+# diagonal; values, pivots, info and gradients against torch
+_LA = np.random.default_rng(21)
+_TA = _LA.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+_TB = _LA.standard_normal((3, 2))
+_TAC = _TA + 1j * _LA.standard_normal((2, 3, 3))
+_TBC = _LA.standard_normal((2, 3)) + 1j * _LA.standard_normal((2, 3))
+
+
+def _linalg_forms(T):
+    a, b = T.tensor(_TA, requires_grad=True), T.tensor(_TB, requires_grad=True)
+    ac, bc = T.tensor(_TAC, requires_grad=True), T.tensor(_TBC, requires_grad=True)
+    L = T.linalg
+    outs = [L.solve_triangular(a, b, upper=True),
+            L.solve_triangular(a, b, upper=False, unitriangular=True),
+            L.solve_triangular(ac, bc, upper=True, left=False),
+            L.solve_triangular(ac, bc, upper=False, left=False, unitriangular=True),
+            L.lu_factor(a).LU, *L.lu(ac), L.lu_factor_ex(a).LU, L.vander(T.tensor(_TB)),
+            L.vander(ac[0, 0], N=4), L.diagonal(a), L.diagonal(ac, offset=1)]
+    grads = T.autograd.grad(sum((o.abs() ** 2).sum() for o in outs), (a, b, ac, bc))
+    return [*outs, *grads, L.lu_factor(a).pivots, L.lu_factor_ex(a).info]
+
+
+def test_linalg_forms_agree_with_torch():
+    got, want = _run(wgrad, _linalg_forms), _run(torch, _linalg_forms)
+    assert len(got) == len(want)
+    for x, y in zip(got, want):
+        assert x.shape == y.shape and x.dtype == y.dtype
+        np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.linalg.lu_factor(T.ones(3)),
+    lambda T: T.linalg.lu(T.ones(3)),
+    lambda T: T.linalg.solve_triangular(T.ones(3), T.ones(3, 2), upper=True),
+    lambda T: T.linalg.solve_triangular(T.ones(3, 3), T.ones(2, 2), upper=True),
+    lambda T: T.linalg.solve_triangular(T.ones(3, 3), T.ones(2, 2), upper=True, left=False),
+    lambda T: T.linalg.vander(T.ones(3), N=1),
+    lambda T: T.linalg.vander(T.ones(())),
+    lambda T: T.linalg.lu_factor_ex(T.tensor([[1., 2.], [2., 4.]]), check_errors=True),
+    lambda T: T.linalg.lu_factor_ex(T.stack([T.eye(2), T.zeros(2, 2)]), check_errors=True),
+])
+def test_linalg_forms_errors_agree_with_torch(call):
+    assert _run(wgrad, call) == _run(torch, call)

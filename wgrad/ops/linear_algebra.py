@@ -1842,6 +1842,144 @@ def vander(x, N=None, increasing=False):
 
 
 # ======================================================================================
+# torch.linalg's forms of the factorizations above (wgrad.linalg binds them)
+# ======================================================================================
+
+LUFactorResult = collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
+LUFactorExResult = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+LUResult = collections.namedtuple("linalg_lu", ["P", "L", "U"])
+
+
+def _lu_factor_checked(A, pivot, name):
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A.shape)} instead")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
+                           "CPU")
+    _check_lapack("lu_cpu", A)
+    return _lu(A)
+
+
+def linalg_lu_factor(A, *, pivot=True):
+    """``(LU, pivots)`` of the partially pivoted ``A = P L U`` (torch.linalg.lu_factor:
+    torch.lu without its deprecation).
+
+    Examples
+    --------
+    >>> wgrad.linalg.lu_factor(wgrad.tensor([[1., 2.], [3., 4.]])).pivots
+    tensor([2, 2], dtype=wgrad.int32)
+    """
+    LU, pivots, _ = _lu_factor_checked(A, pivot, "torch.lu_factor")
+    return LUFactorResult(LU, pivots)
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """:func:`linalg_lu_factor` and ``info`` (the first zero pivot, counted from 1, else
+    0); ``check_errors`` raises for a singular matrix, as torch.
+
+    Examples
+    --------
+    >>> wgrad.linalg.lu_factor_ex(wgrad.tensor([[1., 2.], [2., 4.]])).info
+    tensor(2, dtype=wgrad.int32)
+    """
+    LU, pivots, _ = _lu_factor_checked(A, pivot, "torch.lu_factor")
+    k = builtins.min(A.shape[-2], A.shape[-1])
+    zero = jnp.diagonal(LU._data, axis1=-2, axis2=-1)[..., :k] == 0
+    info = jnp.where(zero.any(-1), jnp.argmax(zero, -1) + 1, 0).astype(jnp.int32)
+    if check_errors and bool(jnp.any(info > 0)):
+        i = int(jnp.argmax(info.reshape(-1) > 0))
+        where = f"(Batch element {i}): " if A.ndim > 2 else ""
+        k = int(info.reshape(-1)[i])
+        raise RuntimeError(f"torch.linalg.lu_factor_ex: {where}U[{k},{k}] is zero and using "
+                           f"it on lu_solve would result in a division by zero. If you still "
+                           f"want to perform the factorization, consider calling "
+                           f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return LUFactorExResult(LU, pivots, _make(info))
+
+
+def linalg_lu(A, *, pivot=True):
+    """``(P, L, U)`` with ``A = P L U`` (torch.linalg.lu).
+
+    Examples
+    --------
+    >>> P, L, U = wgrad.linalg.lu(wgrad.tensor([[1., 2.], [3., 4.]]))
+    >>> L
+    tensor([[1.0000, 0.0000],
+            [0.3333, 1.0000]])
+    """
+    LU, pivots, _ = _lu_factor_checked(A, pivot, "linalg.lu")
+    return LUResult(*lu_unpack(LU, pivots))
+
+
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``) for a triangular ``A``: only
+    its ``upper`` (or lower) triangle is read, its diagonal taken as ones with
+    ``unitriangular``; batch dimensions broadcast.
+
+    Examples
+    --------
+    >>> A = wgrad.tensor([[2., 1.], [0., 4.]])
+    >>> wgrad.linalg.solve_triangular(A, wgrad.tensor([[3.], [4.]]), upper=True)
+    tensor([[1.],
+            [1.]])
+    """
+    for t, name in ((A, "A"), (B, "B")):
+        if t.ndim < 2:
+            raise RuntimeError(f"linalg.solve_triangular: The input tensor {name} must have "
+                               f"at least 2 dimensions.")
+    if A.dtype is not B.dtype:  # torch computes in A's dtype here: not followed (differences.md)
+        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same "
+                           f"dtype, but found A of type {A.dtype.scalar_name} and B of type "
+                           f"{B.dtype.scalar_name} instead")
+    _check_square_plain(A)
+    n = A.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the "
+                           f"equation {'AX = B' if left else 'XA = B'} ({n}x{n} and "
+                           f"{B.shape[-2]}x{B.shape[-1]})")
+    _check_lapack("triangular_solve_cpu", A)
+    batch = _batch_of(B, A)
+    B, A = B.expand(batch + tuple(B.shape[-2:])), A.expand(batch + tuple(A.shape[-2:]))
+    upper, unit = bool(upper), bool(unitriangular)
+    if left:
+        return _trsolve(A, B, upper=upper, unit=unit)
+    return _trsolve(A.mT, B.mT, upper=not upper, unit=unit).mT  # X A = B: A^T X^T = B^T
+
+
+def linalg_vander(x, *, N=None):
+    """The Vandermonde matrices of ``x`` along its last dimension, increasing powers
+    ``1, x, ..., x**(N-1)`` (torch.linalg.vander).
+
+    Examples
+    --------
+    >>> wgrad.linalg.vander(wgrad.tensor([1., 2., 3.]), N=3)
+    tensor([[1., 1., 1.],
+            [1., 2., 4.],
+            [1., 3., 9.]])
+    """
+    n = (x.shape[-1] if x.ndim else 0) if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    dt = D.promote_types(x.dtype, D.int64)
+    shape = tuple(x.shape)
+    ones = _make(jnp.ones(shape + (1,), dt.np))
+    return cat([ones, x.to(dt).unsqueeze(-1).expand(shape + (n - 1,))], -1).cumprod(-1)
+
+
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """``A.diagonal(offset, dim1, dim2)`` over the last two dimensions by default
+    (torch.linalg.diagonal).
+
+    Examples
+    --------
+    >>> wgrad.linalg.diagonal(wgrad.tensor([[1., 2.], [3., 4.]]))
+    tensor([1., 4.])
+    """
+    return A.diagonal(offset, dim1, dim2)
+
+
+# ======================================================================================
 # Norms and cross
 # ======================================================================================
 
