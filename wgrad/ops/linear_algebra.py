@@ -1641,20 +1641,10 @@ def lu(A, pivot=True, get_infos=False):
         "torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
         "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
         "torch.linalg.lu_factor_ex(A, compute_pivots)")
-    if A.ndim < 2:
-        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got "
-                           f"size: {list(A.shape)} instead")
-    if not pivot:
-        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the "
-                           "CPU")
-    _check_lapack("lu_cpu", A)
-    LU, pivots, _ = _lu(A)
+    LU, pivots, _ = _lu_factor_checked(A, pivot, "torch.lu_factor")
     if not get_infos:
         return LU, pivots
-    k = builtins.min(A.shape[-2], A.shape[-1])
-    zero = jnp.diagonal(LU._data, axis1=-2, axis2=-1)[..., :k] == 0
-    info = jnp.where(zero.any(-1), jnp.argmax(zero, -1) + 1, 0).astype(jnp.int32)
-    return LUWithInfoResult(LU, pivots, _make(info))
+    return LUWithInfoResult(LU, pivots, _make(_lu_info(LU)))
 
 
 _ERR_PIVOTS_DTYPE = ("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
@@ -1850,6 +1840,14 @@ LUFactorExResult = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots"
 LUResult = collections.namedtuple("linalg_lu", ["P", "L", "U"])
 
 
+def _lu_info(LU):
+    """LAPACK's info of a packed LU: ``i`` where ``U[i, i]`` is the first zero on the
+    diagonal, counted from 1, else 0 (int32, per matrix)."""
+    k = builtins.min(LU.shape[-2], LU.shape[-1])
+    zero = jnp.diagonal(LU._data, axis1=-2, axis2=-1)[..., :k] == 0
+    return jnp.where(zero.any(-1), jnp.argmax(zero, -1) + 1, 0).astype(jnp.int32)
+
+
 def _lu_factor_checked(A, pivot, name):
     if A.ndim < 2:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
@@ -1884,9 +1882,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     tensor(2, dtype=wgrad.int32)
     """
     LU, pivots, _ = _lu_factor_checked(A, pivot, "torch.lu_factor")
-    k = builtins.min(A.shape[-2], A.shape[-1])
-    zero = jnp.diagonal(LU._data, axis1=-2, axis2=-1)[..., :k] == 0
-    info = jnp.where(zero.any(-1), jnp.argmax(zero, -1) + 1, 0).astype(jnp.int32)
+    info = _lu_info(LU)
     if check_errors and bool(jnp.any(info > 0)):
         i = int(jnp.argmax(info.reshape(-1) > 0))
         where = f"(Batch element {i}): " if A.ndim > 2 else ""
