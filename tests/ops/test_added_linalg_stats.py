@@ -6,12 +6,14 @@ gradgradcheck on float64 and complex128, and the gradient torch gives)."""
 import math
 import warnings
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import wgrad
 from _outcome import outcome
-from wgrad.testing import check_op
+from wgrad.testing import assert_jax_identity, check_op
 
 torch = pytest.importorskip("torch")
 
@@ -645,3 +647,44 @@ def test_linalg_forms_agree_with_torch():
 ])
 def test_linalg_forms_errors_agree_with_torch(call):
     assert _run(wgrad, call) == _run(torch, call)
+
+
+# The new primitives (triangular solve, LU, cholesky_solve/inverse, torch.cholesky) against
+# the JAX identity backward(g) == conj(jax.vjp(conj g)), complex128, with references written
+# as plain formulas (the same inputs reach both through the same triangle selection)
+def _jl(x, upper=False):
+    d = jnp.abs(jnp.real(jnp.diagonal(x, 0, -2, -1))) + 2
+    return (jnp.triu(x, 1) if upper else jnp.tril(x, -1)) + d[..., None] * jnp.eye(x.shape[-1])
+
+
+def _mh_(x):
+    return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
+_EYE3 = np.eye(3)
+JAX_IDENTITY = {
+    "triangular_solve": (lambda b, a: wgrad.triangular_solve(b, a.triu() + 3 * wgrad.eye(
+        3, dtype=a.dtype))[0], lambda b, a: jnp.linalg.solve(jnp.triu(a) + 3 * _EYE3, b),
+        [_c(3, 2), _c(3, 3)]),
+    "solve_triangular_right": (lambda b, a: wgrad.linalg.solve_triangular(
+        a.tril() + 3 * wgrad.eye(3, dtype=a.dtype), b, upper=False, left=False),
+        lambda b, a: b @ jnp.linalg.inv(jnp.tril(a) + 3 * _EYE3), [_c(2, 3), _c(3, 3)]),
+    "cholesky_solve": (lambda b, x: wgrad.cholesky_solve(b, _lower(wgrad, x)),
+                       lambda b, x: jnp.linalg.solve(_jl(x) @ _mh_(_jl(x)), b),
+                       [_c(3, 2), _c(3, 3)]),
+    "cholesky_inverse_upper": (lambda x: wgrad.cholesky_inverse(_lower(wgrad, x, True), True),
+                               lambda x: jnp.linalg.inv(_mh_(_jl(x, True)) @ _jl(x, True)),
+                               [_c(3, 3)]),
+    "cholesky_upper": (lambda x: wgrad.cholesky(_sym(wgrad, x), upper=True),
+                       lambda x: _mh_(jnp.linalg.cholesky(x @ _mh_(x) + 3 * _EYE3)),
+                       [_c(3, 3)]),
+    "lu": (lambda a: wgrad.lu(a)[0], lambda a: jax.lax.linalg.lu(a)[0], [_c(3, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JAX_IDENTITY))
+def test_new_primitives_jax_identity(name):
+    wfn, jfn, arrays = JAX_IDENTITY[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_jax_identity(wfn, jfn, _tensors(wgrad, arrays))
