@@ -9,7 +9,7 @@ import pytest
 
 import wgrad
 from _outcome import outcome
-from wgrad.testing import check_op
+from wgrad.testing import assert_jax_identity, check_op
 
 torch = pytest.importorskip("torch")
 
@@ -487,3 +487,14 @@ def test_is_inference_detach_vmap():
     assert not d.requires_grad and d._version == y._version
     assert wgrad.vmap is wgrad.func.vmap
     assert wgrad.vmap(lambda v: v * 2)(wgrad.ones(3, 2)).tolist() == [[2., 2.]] * 3
+
+
+def test_diagonal_scatter_jax_identity():
+    """The new primitive against backward(g) == conj(jax.vjp(conj g)), complex128."""
+    rng = np.random.default_rng(4)
+    x = wgrad.tensor(rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)),
+                     requires_grad=True)
+    s = wgrad.tensor(rng.standard_normal(3) + 1j * rng.standard_normal(3), requires_grad=True)
+    rows = np.arange(3)
+    assert_jax_identity(lambda a, b: wgrad.diagonal_scatter(a, b, 1),
+                        lambda a, b: a.at[rows, rows + 1].set(b), [x, s])
