@@ -1375,29 +1375,20 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return _isin(elements, test_elements, invert=bool(invert))
 
 
-def _nondiff(name, fn):
+def _nondiff(name, fn, ordered=False):
+    """``ordered``: an order comparison (complex numbers have none: torch raises)."""
     prim = Primitive(name, fn)
 
     def op(input, other=None):
         if other is None:
             return prim(input)
-        return prim(input, other, dtype=result_type(input, other).np)
-    op.__name__ = name
-    return op
-
-
-def _ordering(op):
-    """An order comparison: complex numbers have no order, torch raises."""
-    name = op.__name__
-
-    def ordered(input, other):
         d = result_type(input, other)
-        if d.is_complex:
+        if ordered and d.is_complex:
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{d.scalar_name}'")
-        return op(input, other)
-    ordered.__name__ = name
-    return ordered
+        return prim(input, other, dtype=d.np)
+    op.__name__ = name
+    return op
 
 
 def _cmp(fn):
@@ -1406,10 +1397,10 @@ def _cmp(fn):
 
 eq = _nondiff("eq", _cmp(jnp.equal))
 ne = _nondiff("ne", _cmp(jnp.not_equal))
-lt = _ordering(_nondiff("lt", _cmp(jnp.less)))
-le = _ordering(_nondiff("le", _cmp(jnp.less_equal)))
-gt = _ordering(_nondiff("gt", _cmp(jnp.greater)))
-ge = _ordering(_nondiff("ge", _cmp(jnp.greater_equal)))
+lt = _nondiff("lt", _cmp(jnp.less), ordered=True)
+le = _nondiff("le", _cmp(jnp.less_equal), ordered=True)
+gt = _nondiff("gt", _cmp(jnp.greater), ordered=True)
+ge = _nondiff("ge", _cmp(jnp.greater_equal), ordered=True)
 bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and))
 bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or))
 bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor))

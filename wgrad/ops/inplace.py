@@ -308,13 +308,14 @@ def _comparison_variant(name):
                                                            else "1"),
         self=lambda grad: grad * 0,
         other=lambda grad: grad * 0)
-    checked = getattr(_E, name)
-
     def inplace(input, other):
         def compute(s):
             o = s if other is input else other
-            checked(s, o)  # the out-of-place op's checks and errors
-            return prim(s, o, dtype=_E.result_type(s, o).np)
+            d = _E.result_type(s, o)
+            if d.is_complex and op not in ("eq", "ne"):  # as the out-of-place op: no order
+                raise NotImplementedError(f'"{op}_cpu" not implemented for '
+                                          f"'{d.scalar_name}'")
+            return prim(s, o, dtype=d.np)
         return _apply(input, compute)
     inplace.__name__ = inplace.__qualname__ = name + "_"
     inplace.__doc__ = (f"In-place version of :func:`wgrad.{name}`: ``input`` becomes the "
