@@ -9,13 +9,17 @@ written with wgrad ops so that double backward records through them.
 
 Only the names torch also has at top level (with the same meaning) are in ``__all__``;
 the ``linalg_*``-style functions (solve, eigh, svd, ...) are exposed by ``wgrad.linalg``.
-torch's older top-level cholesky, qr and svd differ from linalg's (signatures, V for Vh):
-here they keep torch's top-level names and linalg's are ``linalg_cholesky``, ``linalg_qr``
-and ``linalg_svd`` (``wgrad.linalg`` binds them as cholesky, qr and svd).
+torch's older top-level cholesky, qr, svd and lu_solve differ from linalg's (signatures, V
+for Vh), and its top-level solve, lstsq, eig and matrix_rank were removed (they only raise,
+saying what replaces them): here those keep torch's top-level names and linalg's are
+``linalg_cholesky``, ``linalg_qr``, ``linalg_svd``, ``linalg_lu_solve``, ``linalg_solve``,
+``linalg_lstsq``, ``linalg_eig`` and ``linalg_matrix_rank`` (``wgrad.linalg`` binds them
+under torch.linalg's names).
 """
 import builtins
 import collections
 import functools
+import math
 import string
 import warnings
 
@@ -29,20 +33,23 @@ from ._out import _CPP
 from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import reduction  # reduction imports this module too: used at call time
-from .elementwise import _coef, _conj_scalar, _ctype, log, where
+from .elementwise import _coef, _conj_scalar, _ctype, log, nan_to_num, where
 from .shape import _cross, cat, expanded_shape
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
            "tensordot", "det", "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power",
            "pinverse", "chain_matmul", "addmm", "addmv", "addbmm", "baddbmm", "cdist",
            "dist", "mv", "addr", "vander", "cholesky", "cholesky_solve", "cholesky_inverse",
-           "triangular_solve", "lu", "lu_solve", "lu_unpack", "qr", "svd"]
+           "triangular_solve", "lu", "lu_solve", "lu_unpack", "qr", "svd", "geqrf", "orgqr",
+           "ormqr", "nuclear_norm", "frobenius_norm", "solve", "lstsq", "eig", "symeig",
+           "matrix_rank"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "trace", "det",
            "logdet", "slogdet", "inverse", "matrix_exp", "matrix_power", "pinverse", "addmm",
            "addmv", "addbmm", "baddbmm", "dist", "mv", "addr", "cholesky", "cholesky_solve",
-           "cholesky_inverse", "triangular_solve", "lu", "lu_solve", "qr", "svd")
+           "cholesky_inverse", "triangular_solve", "lu", "lu_solve", "qr", "svd", "geqrf",
+           "orgqr", "ormqr", "solve", "lstsq", "eig", "symeig")
 
 
 class LinAlgError(RuntimeError):
@@ -589,7 +596,7 @@ def _is_vector_rhs(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
-def solve(A, B, *, left=True, out=None):
+def linalg_solve(A, B, *, left=True, out=None):
     """Solve ``A X = B`` (``X A = B`` with ``left=False``); batches broadcast.
 
     Examples
@@ -601,6 +608,18 @@ def solve(A, B, *, left=True, out=None):
     _check_square("linalg.solve", A)
     dtype = result_type(A, B)
     A, B = A.to(dtype), B.to(dtype)
+    X = _solve_system(A, B, left)
+    if _concrete(X._data) and not bool(jnp.isfinite(X._data).all()):
+        _check_solvable(A)  # only a non-finite solution can come from a singular A
+    return X
+
+
+def _solve_system(A, B, left, kernel=None):
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``), ``A`` and ``B`` of one dtype:
+    batches broadcast, and ``B`` is a vector (a batch of them) where torch takes it so;
+    ``kernel`` names torch's kernel in its error for a dtype LAPACK lacks."""
+    if B.ndim == 0:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
     vec = _is_vector_rhs(A, B)
     if vec:
         B = B.unsqueeze(-1)
@@ -608,12 +627,12 @@ def solve(A, B, *, left=True, out=None):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} "
                            f"and {B.shape[-2]}x{B.shape[-1]})")
+    if kernel is not None:
+        _check_lapack(kernel, A)
     batch = jnp.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
     A = A.expand(batch + tuple(A.shape[-2:]))
     B = B.expand(batch + tuple(B.shape[-2:]))
     X = _solve(A, B) if left else _solve(A.mT, B.mT).mT
-    if _concrete(X._data) and not bool(jnp.isfinite(X._data).all()):
-        _check_solvable(A)  # only a non-finite solution can come from a singular A
     return X.squeeze(-1) if vec else X
 
 
@@ -632,19 +651,41 @@ _inv = Primitive("linalg_inv", lambda A: jnp.linalg.inv(A), node_name="LinalgInv
                  A=lambda grad, result: -(result.mH @ grad @ result.mH))
 
 
-def _check_singular(name, A):
-    if not _concrete(A._data):
+def _getrf_info(A, X):
+    """LAPACK getrf's ``info`` for each matrix of ``A`` (int32, ``A``'s batch shape): where
+    its LU has a zero pivot, the first one's place counted from 1, else 0. ``X``, computed
+    through that LU, is finite unless a pivot is zero: only then is the LU looked at."""
+    if A.shape[-1] == 0 or _concrete(X._data) and bool(jnp.isfinite(X._data).all()):
+        return _make(jnp.zeros(tuple(A.shape[:-2]), jnp.int32))
+    return _make(_lu_info(_make(jax.lax.linalg.lu(A._data)[0])))
+
+
+def _raise_failed(info, batched, message):
+    """torch's LinAlgError for the first matrix whose ``info`` is not 0; ``message`` has the
+    fields ``{where}`` (the batch element) and ``{k}`` (its info)."""
+    if not _concrete(info._data):
         return
-    a = np.asarray(A._data)
-    if a.size == 0:
-        return
-    lu_diag = [np.abs(np.diag(_lu_u(m))) for m in a.reshape((-1,) + a.shape[-2:])]
-    for d in lu_diag:
-        zero = np.nonzero(d == 0)[0]
-        if zero.size:
-            raise LinAlgError(f"{name}: The diagonal element {zero[0] + 1} is zero, the "
-                              f"inversion could not be completed because the input matrix is "
-                              f"singular.")
+    flat = np.asarray(info._data).reshape(-1)
+    bad = np.nonzero(flat)[0]
+    if bad.size:
+        i = int(bad[0])
+        raise LinAlgError(message.format(where=f"(Batch element {i}): " if batched else "",
+                                         k=int(flat[i])))
+
+
+_ERR_INV = ("{name}: {{where}}The diagonal element {{k}} is zero, the inversion could not be "
+            "completed because the input matrix is singular.")
+
+
+def _inv_checked(A, name):
+    """``(A^-1, info)`` after torch's checks of linalg.inv."""
+    _check_square(name, A)
+    _check_float(name, A)
+    if A.dtype in (D.float16, D.bfloat16):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got "
+                           f"{A.dtype.scalar_name}")
+    X = _inv(A)
+    return X, _getrf_info(A, X)
 
 
 def _lu_u(m):
@@ -669,10 +710,9 @@ def inv(A, *, out=None):
     tensor([[0.5000, 0.0000],
             [0.0000, 0.2500]])
     """
-    _check_square("linalg.inv", A)
-    _check_float("linalg.inv", A)
-    _check_singular("linalg.inv", A)
-    return _inv(A)
+    X, info = _inv_checked(A, "linalg.inv")
+    _raise_failed(info, A.ndim > 2, _ERR_INV.format(name="linalg.inv"))
+    return X
 
 
 inverse = inv
@@ -867,7 +907,7 @@ LstsqResult = collections.namedtuple("lstsq", ["solution", "residuals", "rank",
                                                "singular_values"])
 
 
-def lstsq(A, B, rcond=None, *, driver=None):
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of ``A X = B`` (full-rank ``A``); the solution is
     differentiable (through the pseudo-inverse, as torch's linalg_lstsq_backward).
 
@@ -1043,7 +1083,7 @@ _eig = _CheckedPrimitive(
                                            "linalg_eig_backward"))
 
 
-def eig(A, *, out=None):
+def linalg_eig(A, *, out=None):
     """Eigen-decomposition of a general square matrix (complex results).
 
     Examples
@@ -1057,7 +1097,7 @@ def eig(A, *, out=None):
 
 
 def _eigvals_backward(grad, A):
-    L, V = eig(A)
+    L, V = linalg_eig(A)
     return _solve(V.mH, grad.unsqueeze(-1) * V.mH)
 
 
@@ -1240,14 +1280,96 @@ def _cholesky_backward(grad, result):
     return _solve(L.mH, gA.mH).mH   # ... L^{-1}
 
 
-# the lower triangle only, as LAPACK's potrf and torch (JAX's default symmetrizes A)
-_cholesky = Primitive("linalg_cholesky",
-                      lambda A: jax.lax.linalg.cholesky(A, symmetrize_input=False),
-                      node_name="LinalgCholeskyExBackward0", A=_cholesky_backward)
+def _potf2(A):
+    """LAPACK's unblocked Cholesky factorization (potf2) of the lower triangles of ``A``:
+    ``(L, info)``. Where a leading minor is not positive-definite (``info`` is its order,
+    else 0), ``L`` is what potf2 leaves: the columns before it factored, the failed pivot,
+    and the rest of ``A``'s lower triangle as it was."""
+    n = A.shape[-1]
+    idx = jnp.arange(n)
+    if n == 0:
+        return A, jnp.zeros(A.shape[:-2], jnp.int32)
+
+    def step(j, carry):
+        a, info = carry
+        row = jnp.where(idx < j, a[..., j, :], 0)
+        ajj = jnp.real(a[..., j, j]) - jnp.sum(jnp.real(row * jnp.conj(row)), -1)
+        fresh = info == 0
+        ok, fail = fresh & (ajj > 0), fresh & ~(ajj > 0)  # a NaN pivot fails too
+        r = jnp.sqrt(jnp.where(ok, ajj, 1))
+        done = jnp.where(idx < j, a, 0)  # the factored columns (a NaN after them stays)
+        col = (a[..., :, j] - _mm(done, jnp.conj(row)[..., None])[..., 0]) * (1 / r)[..., None]
+        col = jnp.where((idx > j) & ok[..., None], col, a[..., :, j])
+        pivot = jnp.where(ok, r, jnp.where(fail, ajj, a[..., j, j])).astype(a.dtype)
+        a = a.at[..., :, j].set(jnp.where(idx == j, pivot[..., None], col))
+        return a, jnp.where(fail, j + 1, info).astype(jnp.int32)
+    return jax.lax.fori_loop(0, n, step, (jnp.tril(A), jnp.zeros(A.shape[:-2], jnp.int32)))
+
+
+def _cholesky_ex_fwd(A, *, upper):
+    # LAPACK's potrf, of one triangle only (JAX's default symmetrizes A): the upper one is
+    # the lower one of A^H. Only where it failed is potf2 run, for LAPACK's info and
+    # partial factor.
+    A = _mh(A) if upper else A
+    L = jax.lax.linalg.cholesky(A, symmetrize_input=False)
+    bad = jnp.isnan(L).any((-2, -1))
+
+    def failed():
+        P, info = _potf2(A)
+        return jnp.where(bad[..., None, None], P, L), info
+    L, info = jax.lax.cond(bad.any(), failed, lambda: (L, jnp.zeros(bad.shape, jnp.int32)))
+    return (_mh(L) if upper else L), info
+
+
+def _cholesky_ex_backward(grads, results, upper):
+    # torch's formula, with L = U^H and its gradient for upper (even where the
+    # factorization failed)
+    if upper:
+        return _cholesky_backward(grads[0].mH, results[0].mH)
+    return _cholesky_backward(grads[0], results[0])
+
+
+# (L, info): LinalgCholeskyExBackward0
+_cholesky_ex_p = Primitive("linalg_cholesky_ex", _cholesky_ex_fwd, nout=2,
+                           nondiff_outputs=(1,), node_name="LinalgCholeskyExBackward0",
+                           A=_cholesky_ex_backward)
+
+LinalgCholeskyExResult = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
+
+# NOTE [LAPACK's partial Cholesky factor]
+# Where A is not positive-definite, cholesky_ex returns info and what LAPACK leaves in L.
+# torch 2.13's CPU LAPACK (MKL) runs the unblocked potf2 up to n = 128, whose partial
+# factor _potf2 reproduces; from 129 on it runs a blocked algorithm whose partial factor
+# is another (measured in tests/ops/test_added_linalg2.py). There wgrad raises rather
+# than return a different L.
+_POTF2_MAX = 128
+_ERR_CHOLESKY = ("{name}: {{where}}The factorization could not be completed because the "
+                 "input is not positive-definite (the leading minor of order {{k}} is not "
+                 "positive-definite).")
+
+
+def _cholesky_checked(A, upper, name, check_errors):
+    """``(L, info)`` of linalg.cholesky_ex after torch's checks; ``check_errors`` raises
+    torch's LinAlgError (naming ``name``) where ``A`` is not positive-definite."""
+    _check_square("linalg.cholesky", A)
+    _check_float("linalg.cholesky", A)
+    _check_lapack("cholesky_cpu", A)
+    L, info = _cholesky_ex_p(A, upper=bool(upper))
+    if check_errors:
+        _raise_failed(info, A.ndim > 2, _ERR_CHOLESKY.format(name=name))
+    elif A.shape[-1] > _POTF2_MAX and _concrete(info._data) and bool(
+            jnp.any(info._data > 0)):
+        raise NotImplementedError(
+            f"{name}: for a matrix larger than {_POTF2_MAX} x {_POTF2_MAX} that is not "
+            f"positive-definite, the partial factor torch's LAPACK leaves in L is not "
+            f"reproduced (NOTE [LAPACK's partial Cholesky factor]); use check_errors=True, "
+            f"or test the matrix with a smaller one")
+    return L, info
 
 
 def linalg_cholesky(A, *, upper=False, out=None):
-    """Cholesky factor of a Hermitian positive-definite matrix (lower by default).
+    """Cholesky factor of a Hermitian positive-definite matrix (lower by default; the
+    factor of the upper triangle with ``upper``).
 
     Examples
     --------
@@ -1255,16 +1377,21 @@ def linalg_cholesky(A, *, upper=False, out=None):
     tensor([[2., 0.],
             [0., 3.]])
     """
-    _check_square("linalg.cholesky", A)
-    _check_float("linalg.cholesky", A)
-    L = _cholesky(A)
-    if _concrete(L._data) and bool(jnp.any(jnp.isnan(L._data))):
-        batch, order = _cholesky_failure(A) or (0, 1)
-        where = f"(Batch element {batch}): " if A.ndim > 2 else ""
-        raise LinAlgError(f"linalg.cholesky: {where}The factorization could not be completed "
-                          f"because the input is not positive-definite (the leading minor of "
-                          f"order {order} is not positive-definite).")
-    return L.mH if upper else L
+    return _cholesky_checked(A, upper, "linalg.cholesky", True)[0]
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """:func:`linalg_cholesky` without its check: ``(L, info)``, ``info`` the order of the
+    first leading minor that is not positive-definite (0 where there is none) and ``L``
+    there what LAPACK leaves; ``check_errors`` raises as linalg.cholesky.
+
+    Examples
+    --------
+    >>> wgrad.linalg.cholesky_ex(wgrad.tensor([[4., 2.], [2., -3.]])).info
+    tensor(2, dtype=wgrad.int32)
+    """
+    return LinalgCholeskyExResult(*_cholesky_checked(A, upper, "linalg.cholesky_ex",
+                                                      check_errors))
 
 
 # ======================================================================================
@@ -1319,15 +1446,10 @@ def _solve_operands(op, B, A):
 
 def _cholesky_failure(A):
     """``(batch element, order)`` of the first leading minor of a matrix of ``A`` (its
-    lower triangle) that is not positive-definite; None if there is none (NaN input)."""
-    a = np.asarray(A._data).reshape((-1,) + tuple(A.shape[-2:]))
-    for i, m in enumerate(a):
-        for k in range(1, m.shape[-1] + 1):
-            try:
-                np.linalg.cholesky(m[:k, :k])
-            except np.linalg.LinAlgError:
-                return i, k
-    return None
+    lower triangle) that is not positive-definite; None if there is none."""
+    info = np.asarray(_potf2(A._data)[1]).reshape(-1)
+    bad = np.nonzero(info)[0]
+    return (int(bad[0]), int(info[bad[0]])) if bad.size else None
 
 
 def _cholesky_legacy_fwd(A, *, upper):
@@ -1338,11 +1460,7 @@ def _cholesky_legacy_fwd(A, *, upper):
 
 
 def _cholesky_legacy_jvp(p, t, *, upper):
-    raise NotImplementedError(
-        "Trying to use forward AD with cholesky that does not support it because it has not "
-        "been implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/"
-        "pytorch/issues/new?template=feature-request.yml so that we can prioritize its "
-        "implementation or submit a PR adding the implementation to derivatives.yaml")
+    _jvp_not_implemented("cholesky")(p, t)
 
 
 # torch.cholesky: linalg.cholesky's formula, applied to L = U^H and its gradient for upper
@@ -1723,7 +1841,21 @@ def lu_solve(input, LU_data, LU_pivots):
         "a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
         "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = "
         "torch.linalg.lu_solve(LU, pivots, B)")
-    B, LU, pivots = input, LU_data, LU_pivots
+    return linalg_lu_solve(LU_data, LU_pivots, input)
+
+
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """Solve ``A X = B`` (``X A = B`` when not ``left``; with ``adjoint``, ``A^H`` for ``A``)
+    from :func:`linalg_lu_factor`'s ``LU`` and ``pivots`` of ``A``; batch dims of ``B`` and
+    ``LU`` broadcast (torch.linalg.lu_solve).
+
+    Examples
+    --------
+    >>> LU, pivots = wgrad.linalg.lu_factor(wgrad.tensor([[1., 2.], [3., 4.]]))
+    >>> wgrad.linalg.lu_solve(LU, pivots, wgrad.tensor([[3.], [7.]]))
+    tensor([[1.],
+            [1.]])
+    """
     _check_float("torch.linalg.lu_solve", LU)
     _check_square("torch.linalg.lu_solve", LU)
     if B.ndim < 2:
@@ -1743,17 +1875,24 @@ def lu_solve(input, LU_data, LU_pivots):
     if tuple(pivots.shape) != tuple(LU.shape[:-1]):
         raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be "
                            f"the same, but got pivots with shape {list(pivots.shape)} instead")
-    if B.shape[-2] != n:
+    if B.shape[-2 if left else -1] != n:
         raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
-                           f"AX = B ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
+                           f"{B.shape[-2]}x{B.shape[-1]})")
     low, high = _pivots_in_range(pivots, n)
     for ok, bound in ((low, "greater or equal to 1"), (high, "smaller or equal to LU.size(-2)")):
         if not ok:
             raise RuntimeError(f"Pivots given to lu_solve must all be {bound}. Did you properly "
                                f"pass the result of lu_factor?")
+    _check_lapack("linalg.lu_solve_cpu", LU)
+    if not left:  # X A = B: A^H X^H = B^H
+        return linalg_lu_solve(LU, pivots, B.mH, adjoint=not adjoint).mH
     batch = _batch_of(B, LU)
     B, LU = B.expand(batch + tuple(B.shape[-2:])), LU.expand(batch + (n, n))
     perm = jnp.broadcast_to(_permutation(pivots, n), batch + (n,))
+    if adjoint:  # A^H = U^H L^H P^T: X = P L^-H U^-H B
+        Y = _trsolve(LU.mH, B, upper=False, unit=False)
+        return _permute_rows(_trsolve(LU.mH, Y, upper=True, unit=True), _make(perm))
     rows = _make(jnp.broadcast_to(perm[..., None], tuple(B.shape)))
     Y = _trsolve(LU, B.gather(-2, rows), upper=False, unit=True)  # L^-1 P^T B
     return _trsolve(LU, Y, upper=True, unit=False)
@@ -1976,6 +2115,680 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 
 # ======================================================================================
+# torch.linalg's condition number, rank, _ex variants, LDL and Householder products,
+# tensorinv and tensorsolve
+# ======================================================================================
+
+_INF = float("inf")
+_COND_ORDS = (None, 2, -2, "fro", "nuc", _INF, -_INF, 1, -1)
+
+
+def _ord_str(p):
+    """An order as torch prints it (``3.0`` as 3)."""
+    return str(int(p)) if isinstance(p, float) and p.is_integer() else str(p)
+
+
+def cond(A, p=None):
+    """The condition number of ``A`` in the matrix norm ``p``: from the singular values
+    for ``p`` in (None, 2, -2, 'nuc'), else ``norm(A, p) * norm(A^-1, p)`` (inf where ``A``
+    is singular); ``p`` None is the 2-norm (torch.linalg.cond).
+
+    Examples
+    --------
+    >>> wgrad.linalg.cond(wgrad.tensor([[2., 0.], [0., 4.]]))
+    tensor(2.)
+    """
+    if isinstance(p, Tensor):
+        p = p.item()
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if isinstance(p, bool) or p not in _COND_ORDS:
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {_ord_str(p)}")
+    if A.numel() == 0:  # NumPy has no condition number for them; torch gives 0
+        return _make(jnp.zeros(tuple(A.shape[:-2]), _real_np(A)))
+    if p in (None, 2, -2):
+        s = _checked_svdvals(A)
+        big, small = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
+        return (small / big if p == -2 else big / small).squeeze(-1)
+    _check_square(f"linalg.cond(ord={_ord_str(p)})", A)
+    if p == "nuc":  # from its definition (matrix_norm of an inverse with inf would raise)
+        s = _checked_svdvals(A)
+        return s.sum(-1) * s.reciprocal().sum(-1)
+    X, info = _inv_checked(A, "linalg.inv")
+    X = where((info > 0).unsqueeze(-1).unsqueeze(-1), _INF, X)
+    return nan_to_num(matrix_norm(A, p) * matrix_norm(X, p), _INF, _INF, -_INF)
+
+
+def _checked_svdvals(A):
+    _check_float("linalg.svd", A)
+    _check_lapack("linalg_svd_cpu", A)
+    return svdvals(A)
+
+
+def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """The number of singular values of ``A`` (absolute eigenvalues with ``hermitian``,
+    from its lower triangle) above ``max(atol, rtol * the largest)``; ``rtol`` defaults to
+    ``eps * max(m, n)`` (0 where ``atol > 0``); ``tol`` is ``atol`` with ``rtol = 0``
+    (torch.linalg.matrix_rank).
+
+    Examples
+    --------
+    >>> wgrad.linalg.matrix_rank(wgrad.tensor([[1., 2.], [2., 4.]]))
+    tensor(1)
+    """
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_matrix_rank(): tol (an alias of atol, with rtol = 0) "
+                            "cannot be given with atol or rtol")
+        atol, rtol = tol, 0.
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at "
+                           "least 2 dimensions.")
+    if rtol is None and A.dtype not in _LAPACK_DTYPES:  # its default needs the dtype's eps
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if A.numel() == 0:
+        return _make(jnp.zeros(tuple(A.shape[:-2]), jnp.int64))
+    if hermitian:
+        _check_square("linalg.eigh", A)
+        _check_lapack("linalg_eigh_cpu", A)
+    else:
+        _check_float("linalg.svd", A)
+        _check_lapack("linalg_svd_cpu", A)
+    return _matrix_rank(A, 0. if atol is None else atol, 0. if rtol is None else rtol,
+                        hermitian=bool(hermitian), default_rtol=rtol is None)
+
+
+def _matrix_rank_fwd(A, atol, rtol, *, hermitian, default_rtol):
+    if hermitian:  # |eigenvalues| of the lower triangle
+        S = jnp.abs(_eigh_fwd(A, upper=False)[0])
+        top = jnp.max(S, -1, keepdims=True)
+    else:
+        S = jnp.linalg.svd(A, compute_uv=False)
+        top = S[..., :1]
+    if default_rtol:
+        rtol = jnp.where(atol > 0, 0., jnp.finfo(S.dtype).eps * builtins.max(A.shape[-2:]))
+    tol = jnp.maximum(atol[..., None], rtol[..., None] * top)
+    return jnp.sum(S > tol, -1).astype(jnp.int64)
+
+
+_matrix_rank = Primitive("linalg_matrix_rank", _matrix_rank_fwd)  # no derivative: an integer
+
+
+LinalgInvExResult = collections.namedtuple("linalg_inv_ex", ["inverse", "info"])
+LinalgSolveExResult = collections.namedtuple("linalg_solve_ex", ["result", "info"])
+
+
+def inv_ex(A, *, check_errors=False):
+    """:func:`inv` without its check: ``(inverse, info)``, ``info`` LAPACK's (the first zero
+    pivot of ``A``'s LU, counted from 1, else 0); ``check_errors`` raises as linalg.inv.
+
+    Examples
+    --------
+    >>> wgrad.linalg.inv_ex(wgrad.tensor([[1., 2.], [2., 4.]])).info
+    tensor(2, dtype=wgrad.int32)
+    """
+    X, info = _inv_checked(A, "linalg.inv")
+    if check_errors:
+        _raise_failed(info, A.ndim > 2, _ERR_INV.format(name="linalg.inv_ex"))
+    return LinalgInvExResult(X, info)
+
+
+def _solve_ex(A, B, left):
+    """``(X, info)`` of linalg.solve_ex after torch's checks (A and B of one dtype)."""
+    _check_float("linalg.solve", A)
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
+                           f"A of type {A.dtype.scalar_name} and B of type "
+                           f"{B.dtype.scalar_name} instead")
+    _check_square("linalg.solve", A)
+    X = _solve_system(A, B, left, "lu_cpu")
+    return X, _getrf_info(A, X)
+
+
+_ERR_SOLVE = "{name}: {{where}}The solver failed because the input matrix is singular."
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """:func:`linalg_solve` without its check, A and B of one dtype: ``(result, info)``,
+    ``info`` LAPACK's for ``A`` (the first zero pivot of its LU, counted from 1, else 0);
+    ``check_errors`` raises where ``A`` is singular.
+
+    Examples
+    --------
+    >>> A = wgrad.tensor([[2., 0.], [0., 4.]])
+    >>> wgrad.linalg.solve_ex(A, wgrad.tensor([2., 4.])).result
+    tensor([1., 1.])
+    """
+    X, info = _solve_ex(A, B, left)
+    if check_errors:
+        _raise_failed(info, A.ndim > 2, _ERR_SOLVE.format(name="torch.linalg.solve_ex"))
+    return LinalgSolveExResult(X, info)
+
+
+def tensorinv(A, ind=2):
+    """The tensor ``X`` with ``tensordot(X, A, ind) = I`` (``A``'s first ``ind`` dims hold
+    as many elements as its others): ``A`` as a matrix, inverted, reshaped
+    (torch.linalg.tensorinv).
+
+    Examples
+    --------
+    >>> wgrad.linalg.tensorinv(2 * wgrad.eye(4).reshape(4, 2, 2), ind=1).shape
+    wgrad.Size([2, 2, 4])
+    """
+    if isinstance(ind, bool) or not isinstance(ind, int):
+        raise TypeError(f"linalg_tensorinv(): argument 'ind' (position 2) must be int, not "
+                        f"{type(ind).__name__}")
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    if ind > A.ndim:
+        raise RuntimeError(f"ArrayRef: invalid slice, N = {ind}; size = {A.ndim}")
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    if math.prod(rows) != math.prod(cols):
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) "
+                           f"== prod(self.shape[:ind]), but got {math.prod(cols)} != "
+                           f"{math.prod(rows)}")
+    X, info = _inv_checked(A.reshape(math.prod(rows), math.prod(cols)), "linalg.inv")
+    _raise_failed(info, False, _ERR_INV.format(name="inv"))
+    return X.reshape(cols + rows)
+
+
+def tensorsolve(A, B, dims=None):
+    """The tensor ``X`` with ``tensordot(A, X, X.ndim) = B``; ``dims`` of ``A`` are moved to
+    its end first (torch.linalg.tensorsolve).
+
+    Examples
+    --------
+    >>> A = 2 * wgrad.eye(4).reshape(4, 2, 2)
+    >>> wgrad.linalg.tensorsolve(A, wgrad.ones(4))
+    tensor([[0.5000, 0.5000],
+            [0.5000, 0.5000]])
+    """
+    if dims is not None:
+        if not isinstance(dims, (tuple, list)):
+            raise TypeError(f"linalg_tensorsolve(): argument 'dims' must be tuple of ints, not "
+                            f"{type(dims).__name__}")
+        dims = [_wrap_dim(d, A.ndim) for d in dims]
+        A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))
+    cols = tuple(A.shape[B.ndim:])
+    n = math.prod(cols)
+    if n != B.numel():
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other."
+                           f"ndim:]) == prod(self.shape[:other.ndim]), but got {n} != "
+                           f"{B.numel()}")
+    X, info = _solve_ex(A.reshape(n, n), B.reshape(-1), True)
+    _raise_failed(info, False, _ERR_SOLVE.format(name="torch.linalg.solve"))
+    return X.reshape(cols)
+
+
+# -- LDL^T (LDL^H): LAPACK's sytrf / hetrf and sytrs / hetrs ---------------------------
+# torch's LD and pivots are LAPACK's: D's 1x1 and 2x2 blocks on the diagonal, L's
+# multipliers below them, and the Bunch-Kaufman row swaps in pivots (k: rows k and
+# pivots[k] swapped; -p twice: a 2x2 block, its second row swapped with p). _sytf2 is
+# LAPACK's unblocked factorization (torch's blocked one makes the same choices), run on
+# the host: its pivoting depends on the values. Neither op has a derivative in torch.
+
+_BK_ALPHA = (1 + math.sqrt(17.)) / 8  # Bunch-Kaufman's pivot threshold
+
+
+def _swap(a, i, j):
+    a[[i, j]] = a[[j, i]]
+
+
+def _sytf2(a, hermitian):
+    """LAPACK's ?sytf2 / ?hetf2 (lower) of one matrix: ``(LD, pivots from 1, info)``."""
+    a = np.tril(np.array(a))
+    n = a.shape[0]
+    cplx = np.iscomplexobj(a)
+    herm = hermitian and cplx
+    cj = np.conj if herm else (lambda x: x)
+    cabs = (lambda x: np.abs(x.real) + np.abs(x.imag)) if cplx else np.abs
+    dabs = (lambda x: np.abs(x.real)) if herm else cabs  # a Hermitian pivot is real
+    piv = np.zeros(n, np.int32)
+    info, k = 0, 0
+    while k < n:
+        kstep, kp = 1, k
+        absakk = dabs(a[k, k])
+        imax = k + 1 + int(np.argmax(cabs(a[k + 1:, k]))) if k < n - 1 else k
+        colmax = cabs(a[imax, k]) if k < n - 1 else 0.
+        if builtins.max(absakk, colmax) == 0 or np.isnan(absakk):
+            info = info or k + 1
+            if herm:
+                a[k, k] = a[k, k].real
+        else:
+            if absakk < _BK_ALPHA * colmax:
+                rowmax = cabs(a[imax, k:imax]).max()
+                if imax < n - 1:
+                    rowmax = builtins.max(rowmax, cabs(a[imax + 1:, imax]).max())
+                if absakk >= _BK_ALPHA * colmax * (colmax / rowmax):
+                    kp = k
+                elif dabs(a[imax, imax]) >= _BK_ALPHA * rowmax:
+                    kp = imax
+                else:
+                    kp, kstep = imax, 2
+            _bk_swap(a, k, kstep, kp, herm)
+            if kstep == 1:
+                _bk_update1(a, k, herm, cj)
+            elif k < n - 2:
+                _bk_update2(a, k, herm, cj)
+        if kstep == 1:
+            piv[k] = kp + 1
+        else:
+            piv[k] = piv[k + 1] = -(kp + 1)
+        k += kstep
+    return a, piv, info
+
+
+def _bk_swap(a, k, kstep, kp, herm):
+    """The symmetric interchange of rows and columns ``kk`` and ``kp`` in the trailing
+    lower triangle (``kk`` the last row of the pivot block)."""
+    kk = k + kstep - 1
+    if kp != kk:
+        a[kp + 1:, [kk, kp]] = a[kp + 1:, [kp, kk]]
+        t = a[kk + 1:kp, kk].copy()
+        a[kk + 1:kp, kk] = a[kp, kk + 1:kp]
+        a[kp, kk + 1:kp] = t
+        if herm:
+            a[kk + 1:kp, kk] = np.conj(a[kk + 1:kp, kk])
+            a[kp, kk + 1:kp] = np.conj(a[kp, kk + 1:kp])
+            a[kp, kk] = np.conj(a[kp, kk])
+        a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
+        if kstep == 2:
+            a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
+    if herm:
+        for i in (k, kk, kp):
+            a[i, i] = a[i, i].real
+
+
+def _real_diag(a, start, herm):
+    if herm:
+        i = np.arange(start, a.shape[0])
+        a[i, i] = a[i, i].real
+
+
+def _bk_update1(a, k, herm, cj):
+    """A 1x1 pivot: the rank-1 update of the trailing matrix, then the multipliers."""
+    if k < a.shape[0] - 1:
+        r1 = 1 / (a[k, k].real if herm else a[k, k])
+        x = a[k + 1:, k].copy()
+        a[k + 1:, k + 1:] -= np.tril(r1 * np.outer(x, cj(x)))
+        _real_diag(a, k + 1, herm)
+        a[k + 1:, k] = r1 * x
+
+
+def _bk_update2(a, k, herm, cj):
+    """A 2x2 pivot: the rank-2 update of the trailing matrix, then the multipliers."""
+    if herm:
+        d = np.abs(a[k + 1, k])
+        d11, d22 = a[k + 1, k + 1].real / d, a[k, k].real / d
+        d21 = a[k + 1, k] / d
+        d = 1 / (d11 * d22 - 1) / d
+        wk = d * (d11 * a[k + 2:, k] - d21 * a[k + 2:, k + 1])
+        wkp1 = d * (d22 * a[k + 2:, k + 1] - np.conj(d21) * a[k + 2:, k])
+    else:
+        d21 = a[k + 1, k]
+        d11, d22 = a[k + 1, k + 1] / d21, a[k, k] / d21
+        d21 = 1 / (d11 * d22 - 1) / d21
+        wk = d21 * (d11 * a[k + 2:, k] - a[k + 2:, k + 1])
+        wkp1 = d21 * (d22 * a[k + 2:, k + 1] - a[k + 2:, k])
+    a[k + 2:, k + 2:] -= np.tril(np.outer(a[k + 2:, k], cj(wk)) +
+                                 np.outer(a[k + 2:, k + 1], cj(wkp1)))
+    a[k + 2:, k], a[k + 2:, k + 1] = wk, wkp1
+    _real_diag(a, k + 2, herm)
+
+
+def _sytrs(a, piv, b, hermitian):
+    """LAPACK's ?sytrs / ?hetrs (lower): ``X`` with ``A X = B`` from :func:`_sytf2`'s
+    ``LD`` (``a``) and pivots."""
+    b = np.array(b)
+    n = a.shape[0]
+    herm = hermitian and np.iscomplexobj(a)
+    cj = np.conj if herm else (lambda x: x)
+    k = 0
+    while k < n:  # L D Y = P^T B
+        if piv[k] > 0:
+            _swap(b, k, piv[k] - 1)
+            b[k + 1:] -= np.outer(a[k + 1:, k], b[k])
+            b[k] = b[k] * (1 / (a[k, k].real if herm else a[k, k]))
+            k += 1
+            continue
+        _swap(b, k + 1, -piv[k] - 1)
+        b[k + 2:] -= np.outer(a[k + 2:, k], b[k]) + np.outer(a[k + 2:, k + 1], b[k + 1])
+        akm1k = a[k + 1, k]
+        akm1, ak = a[k, k] / cj(akm1k), a[k + 1, k + 1] / akm1k
+        denom = akm1 * ak - 1
+        bkm1, bk = b[k] / cj(akm1k), b[k + 1] / akm1k
+        b[k], b[k + 1] = (ak * bkm1 - bk) / denom, (akm1 * bk - bkm1) / denom
+        k += 2
+    k = n - 1
+    while k >= 0:  # L^T X = Y (L^H), then the row swaps back
+        b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
+        if piv[k] > 0:
+            _swap(b, k, piv[k] - 1)
+            k -= 1
+            continue
+        b[k - 1] -= cj(a[k + 1:, k - 1]) @ b[k + 1:]
+        _swap(b, k, -piv[k] - 1)
+        k -= 2
+    return b
+
+
+def _no_derivative(aten):
+    """The formula of an input of an op torch has no derivative for."""
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+    return formula
+
+
+def _no_tangent(aten):
+    def jvp(p, t, **attrs):
+        raise NotImplementedError(f"Trying to use forward AD with aten::{aten} that does not "
+                                  f"support it.")
+    return jvp
+
+
+# the host's result (``value``) joined to the graph of the inputs: grad_fn NotImplemented,
+# whose backward raises torch's error
+_ldl_factor_p = Primitive("linalg_ldl_factor_ex", lambda value, A: value,
+                          node_name="NotImplemented", jvp=_no_tangent("linalg_ldl_factor_ex"),
+                          A=_no_derivative("linalg_ldl_factor_ex"))
+_ldl_solve_p = Primitive("linalg_ldl_solve", lambda value, LD, B: value,
+                         node_name="NotImplemented", jvp=_no_tangent("linalg_ldl_solve"),
+                         LD=_no_derivative("linalg_ldl_solve"),
+                         B=_no_derivative("linalg_ldl_solve"))
+
+LinalgLdlFactorResult = collections.namedtuple("linalg_ldl_factor", ["LD", "pivots"])
+LinalgLdlFactorExResult = collections.namedtuple("linalg_ldl_factor_ex",
+                                                 ["LD", "pivots", "info"])
+
+
+def _host(name, *ts):
+    """The arrays of ``ts`` on the host, for a computation JAX cannot trace."""
+    if not _concrete(*[t._data for t in ts]):
+        raise NotImplementedError(f"{name}: the pivoting of LAPACK's sytrf depends on the "
+                                  f"values, so it runs on the host and cannot be traced (jit, "
+                                  f"vmap, compile)")
+    return [np.asarray(t._data) for t in ts]
+
+
+def _ldl(A, hermitian):
+    name = "torch.linalg.ldl_factor_ex"
+    _check_square(name, A)
+    _check_float(name, A)
+    _check_lapack("ldl_factor_kernel_cpu", A)
+    a, = _host(name, A)
+    LD, piv = a, np.zeros(a.shape[:-1], np.int32)
+    info = np.zeros(a.shape[:-2], np.int32)
+    if a.size:
+        n = a.shape[-1]
+        out = [_sytf2(m, bool(hermitian)) for m in a.reshape((-1, n, n))]
+        LD = np.stack([o[0] for o in out]).reshape(a.shape)
+        piv = np.stack([o[1] for o in out]).reshape(a.shape[:-1])
+        info = np.array([o[2] for o in out], np.int32).reshape(a.shape[:-2])
+    return (_ldl_factor_p(_make(jnp.asarray(LD)), A), _make(jnp.asarray(piv)),
+            _make(jnp.asarray(info)))
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    """``(LD, pivots, info)`` of the Bunch-Kaufman factorization ``A = P L D L^T P^T``
+    (``L^H`` with ``hermitian``) from ``A``'s lower triangle, in LAPACK's sytrf layout;
+    ``info`` is the first zero diagonal block of ``D`` counted from 1, else 0. Not
+    differentiable, as torch's.
+
+    Examples
+    --------
+    >>> wgrad.linalg.ldl_factor_ex(wgrad.tensor([[0., 1.], [1., 0.]])).pivots
+    tensor([-2, -2], dtype=wgrad.int32)
+    """
+    LD, piv, info = _ldl(A, hermitian)
+    if check_errors:
+        _check_ldl_info(info, "torch.linalg.ldl_factor_ex")
+    return LinalgLdlFactorExResult(LD, piv, info)
+
+
+def _check_ldl_info(info, name):
+    flat = np.asarray(info._data).reshape(-1)
+    if flat.any():
+        # torch 2.13 fails an internal assert here ("Unknown error code")
+        k = int(flat[np.nonzero(flat)[0][0]])
+        raise RuntimeError(f"{name}: Unknown error code: {k}. The factorization could not be "
+                           f"completed: the diagonal block {k} of D is exactly zero (singular)")
+
+
+def ldl_factor(A, *, hermitian=False):
+    """:func:`ldl_factor_ex` that raises where ``D`` is singular: ``(LD, pivots)``.
+
+    Examples
+    --------
+    >>> wgrad.linalg.ldl_factor(wgrad.tensor([[4., 2.], [2., 3.]])).LD
+    tensor([[4.0000, 0.0000],
+            [0.5000, 2.0000]])
+    """
+    LD, piv, info = _ldl(A, hermitian)
+    _check_ldl_info(info, "torch.linalg.ldl_factor")
+    return LinalgLdlFactorResult(LD, piv)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    """Solve ``A X = B`` from :func:`ldl_factor`'s ``LD`` and ``pivots`` of ``A`` (LAPACK's
+    sytrs; ``hermitian`` as the factorization was); batch dims of ``B`` and ``LD``
+    broadcast. Not differentiable, as torch's.
+
+    Examples
+    --------
+    >>> LD, pivots = wgrad.linalg.ldl_factor(wgrad.tensor([[4., 2.], [2., 3.]]))
+    >>> wgrad.linalg.ldl_solve(LD, pivots, wgrad.tensor([[6.], [5.]]))
+    tensor([[1.],
+            [1.]])
+    """
+    name = "torch.linalg.ldl_solve"
+    _check_square(name, LD)
+    _check_float(name, LD)
+    if pivots.dtype.is_floating_point or pivots.dtype.is_complex or pivots.dtype is D.bool:
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got "
+                           f"{pivots.dtype.scalar_name}")
+    if tuple(pivots.shape) != tuple(LD.shape[:-1]):
+        raise RuntimeError(f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, "
+                           f"but got pivots with shape {list(pivots.shape)} instead")
+    if B.ndim < 2:
+        _wrap_dim(-2, B.ndim)  # torch's IndexError
+    if B.dtype is not LD.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{B.dtype.scalar_name} and A of type {LD.dtype.scalar_name} "
+                           f"instead.")
+    n = LD.shape[-1]
+    if B.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by "
+                           f"{n} but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
+    ld, piv, b = _host(name, LD, pivots, B)
+    for bad, bound in ((piv == 0, ">= 1"), (np.abs(piv) > n, "<= LD.size(-2)")):
+        if bad.any():
+            raise RuntimeError(f"Pivots given to ldl_solve must all satisfy |pivot| {bound}. "
+                               f"Did you properly pass the result of ldl_factor?")
+    _check_lapack("ldl_solve_kernel_cpu", LD)
+    batch = _batch_of(B, LD)
+    b = np.broadcast_to(b, batch + tuple(B.shape[-2:]))
+    X = b
+    if b.size:
+        ld = np.broadcast_to(ld, batch + (n, n)).reshape(-1, n, n)
+        piv = np.broadcast_to(piv, batch + (n,)).reshape(-1, n)
+        X = np.stack([_sytrs(*m, bool(hermitian)) for m in zip(
+            ld, piv, b.reshape((-1,) + b.shape[-2:]))]).reshape(b.shape)
+    return _ldl_solve_p(_make(jnp.asarray(X, b.dtype)), LD, B)
+
+
+# -- Householder products: torch.geqrf's reflectors (LAPACK's orgqr and ormqr) --------
+
+def _jvp_not_implemented(name):
+    def jvp(p, t, **attrs):
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name} that does not support it because it has "
+            f"not been implemented yet.\nPlease file an issue to PyTorch at https://github.com"
+            f"/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+            f"prioritize its implementation or submit a PR adding the implementation to "
+            f"derivatives.yaml")
+    return jvp
+
+
+def _geqrf_fwd(self):
+    h, tau = jnp.linalg.qr(self, mode="raw")  # LAPACK's geqrf; h is its a, transposed
+    return jnp.swapaxes(h, -1, -2), tau
+
+
+def _geqrf_backward(grads):
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+_geqrf = Primitive("geqrf", _geqrf_fwd, nout=2, jvp=_jvp_not_implemented("geqrf"),
+                   self=_geqrf_backward)
+
+GeqrfResult = collections.namedtuple("geqrf", ["a", "tau"])
+
+
+def geqrf(input):
+    """LAPACK's geqrf: the QR factorization of ``input`` as ``R`` on and above the diagonal
+    of ``a`` and Householder reflectors ``H_i = I - tau_i v_i v_i^H`` (``v_i`` below it,
+    with a leading 1) whose product is ``Q``. Not differentiable, as torch's.
+
+    Examples
+    --------
+    >>> a, tau = wgrad.geqrf(wgrad.tensor([[3., 1.], [4., 2.]]))
+    >>> a.diagonal().abs()
+    tensor([5.0000, 0.4000])
+    """
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    _check_lapack("geqrf_cpu", input)
+    return GeqrfResult(*_geqrf(input))
+
+
+def _reflectors(A, tau):
+    """``(V, tau)``: the Householder vectors of ``A``'s first ``k`` columns (below the
+    diagonal, a 1 on it) as columns of ``V``, ``k`` the length of ``tau``."""
+    m, k = A.shape[-2], tau.shape[-1]
+    return A.narrow(-1, 0, k).tril(-1) + _make(jnp.eye(m, k, dtype=_np(A)))
+
+
+def _apply_reflectors(V, tau, C, left, adjoint):
+    """``Q C`` (``C Q`` when not ``left``; ``Q^H`` with ``adjoint``), ``Q = H_1 ... H_k``,
+    one reflector at a time as LAPACK's orm2r (no ``Q`` is formed)."""
+    k = tau.shape[-1]
+    t = tau.conj() if adjoint else tau
+    order = range(k) if left == adjoint else reversed(range(k))
+    for i in order:
+        v, ti = V.narrow(-1, i, 1), t.narrow(-1, i, 1).unsqueeze(-1)
+        if left:  # H C = C - v (tau v^H C)
+            C = C - v @ (ti * (v.mH @ C))
+        else:  # C H = C - (C v tau) v^H
+            C = C - ((C @ v) * ti) @ v.mH
+    return C
+
+
+def householder_product(A, tau):
+    """The first ``n`` columns of the product ``H_1 ... H_k`` of the Householder reflectors
+    ``H_i = I - tau_i v_i v_i^H`` stored below the diagonal of ``A`` (m x n, m >= n), as
+    :func:`geqrf` gives them (torch.linalg.householder_product, LAPACK's orgqr).
+
+    Examples
+    --------
+    >>> A = wgrad.tensor([[3., 1.], [4., 2.]])
+    >>> a, tau = wgrad.geqrf(A)
+    >>> wgrad.allclose(wgrad.linalg.householder_product(a, tau) @ a.triu(), A)  # Q R
+    True
+    """
+    name = "torch.linalg.householder_product"
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           f"input.shape[-1]")
+    if tau.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if A.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           f"tau.shape[-1]")
+    if A.ndim - tau.ndim != 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but "
+                           f"got tau.ndim equal to {tau.ndim} and input.ndim is equal to "
+                           f"{A.ndim}")
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau.shape[:-1])}")
+    if tau.dtype is not A.dtype:
+        raise RuntimeError(f"{name}: tau dtype {tau.dtype.scalar_name} does not match input "
+                           f"dtype {A.dtype.scalar_name}")
+    _check_lapack("orgqr_cpu", A)
+    m, n = A.shape[-2], A.shape[-1]
+    eye = _make(jnp.broadcast_to(jnp.eye(m, n, dtype=_np(A)), tuple(A.shape)))
+    return _apply_reflectors(_reflectors(A, tau), tau, eye, True, False)
+
+
+def orgqr(input, input2):
+    """``linalg.householder_product(input, input2)`` (torch.orgqr).
+
+    Examples
+    --------
+    >>> wgrad.orgqr(wgrad.tensor([[1.], [0.]]), wgrad.tensor([2.]))
+    tensor([[-1.],
+            [ 0.]])
+    """
+    return householder_product(input, input2)
+
+
+# ormqr's result is composed of the ops above; this node names it (torch's
+# OrmqrBackward0) and, as torch, it has no tangent
+_ormqr_node = Primitive("ormqr", lambda self: self, jvp=_jvp_not_implemented("ormqr"),
+                        self=lambda grad: grad)
+
+
+def ormqr(input, input2, input3, left=True, transpose=False):
+    """``Q @ input3`` (``input3 @ Q`` when not ``left``; ``Q^H`` with ``transpose``) for the
+    m x m product ``Q`` of the Householder reflectors in ``input`` (m x n) and ``input2``
+    (tau), as :func:`geqrf` gives them (torch.ormqr, LAPACK's ormqr).
+
+    Examples
+    --------
+    >>> A = wgrad.tensor([[3., 1.], [4., 2.]])
+    >>> a, tau = wgrad.geqrf(A)
+    >>> wgrad.ormqr(a, tau, a.triu()).round(decimals=6)  # Q R
+    tensor([[3., 1.],
+            [4., 2.]])
+    """
+    A, tau, C = input, input2, input3
+    for t, what in ((A, "input"), (C, "other")):
+        if t.ndim < 2:
+            raise RuntimeError(f"torch.ormqr: {what} must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if C.shape[side] != A.shape[-2]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to "
+                           f"input.shape[-2]")
+    if tau.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if tau.shape[-1] != builtins.min(C.shape[side], A.shape[-1]):
+        raise RuntimeError(f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape"
+                           f"[{side}], input.shape[-1])")
+    if A.ndim - tau.ndim != 1:
+        raise RuntimeError(f"torch.ormqr: Expected tau to have one dimension less than input, "
+                           f"but got tau.ndim equal to {tau.ndim} and input.ndim is equal to "
+                           f"{A.ndim}")
+    if A.ndim != C.ndim:
+        raise RuntimeError(f"torch.ormqr: Expected other to have the same number of dimensions "
+                           f"as input, but got other.ndim equal to {C.ndim} and input.ndim is "
+                           f"equal to {A.ndim}")
+    for t, what in ((tau, "tau"), (C, "other")):
+        if tuple(t.shape[:A.ndim - 2]) != tuple(A.shape[:-2]):
+            raise RuntimeError(f"torch.ormqr: Expected batch dimensions of {what} to be equal "
+                               f"to input.shape[:-2], but got {list(t.shape[:A.ndim - 2])}")
+    for t, what in ((tau, "tau"), (C, "other")):
+        if t.dtype is not A.dtype:
+            raise RuntimeError(f"torch.ormqr: Expected input and {what} to have the same dtype, "
+                               f"but input has dtype{A.dtype.scalar_name} and {what} has "
+                               f"dtype {t.dtype.scalar_name}")
+    _check_lapack("ormqr_cpu", A)
+    return _ormqr_node(_apply_reflectors(_reflectors(A, tau), tau, C, bool(left),
+                                         bool(transpose)))
+
+
+# ======================================================================================
 # Norms and cross
 # ======================================================================================
 
@@ -2013,9 +2826,16 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions.")
+    _check_float("linalg.matrix_norm", A)
+    dim = (dim, dim) if isinstance(dim, int) else tuple(dim)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(map(str, dim))}")
+    d0, d1 = (_wrap_dim(d, A.ndim) for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
     if dtype is not None:
         A = A.to(dtype)
-    d0, d1 = (_wrap_dim(d, A.ndim) for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     inf = float("inf")
@@ -2057,6 +2877,46 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
                            f"be 1D or 2D. Got {A.ndim}D.")
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def nuclear_norm(input, dim=None, keepdim=False):
+    """The nuclear norm (the sum of the singular values) over ``dim`` (the last two by
+    default): ``linalg.matrix_norm(input, 'nuc', dim, keepdim)``; ``nuclear_norm(input,
+    keepdim)`` as torch's first overload.
+
+    Examples
+    --------
+    >>> wgrad.nuclear_norm(wgrad.tensor([[3., 0.], [0., -2.]]))
+    tensor(5.)
+    """
+    _deprecated("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It "
+                "will be removed in a future PyTorch release. Please use `linalg.matrix_norm(A, "
+                "'nuc', dim, keepdim)` instead")
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+
+
+def frobenius_norm(input, dim, keepdim=False):
+    """The 2-norm of ``input`` over at most two dims ``dim`` (all of them for ``()``):
+    ``torch.norm(input, 2, dim, keepdim)``.
+
+    Examples
+    --------
+    >>> wgrad.frobenius_norm(wgrad.tensor([[3., 0.], [0., 4.]]), (0, 1))
+    tensor(5.)
+    """
+    _deprecated("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
+                "It will be removed in a future PyTorch release. Please use "
+                "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dim) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions "
+                           f"instead.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {input.dtype.scalar_name} instead.")
+    return reduction.norm(input, 2, dim, keepdim)
 
 
 def cross(input, other, *, dim=-1, out=None):
@@ -2307,3 +3167,96 @@ def dist(input, other, p=2):
         raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor "
                            "because the operation does not have an identity")
     return vector_norm(diff, p)
+
+
+# ======================================================================================
+# Removed in torch 1.9: torch 2.13 keeps these names only to say what replaces them
+# ======================================================================================
+
+_REMOVED = "This function was deprecated since version 1.9 and is now removed."
+
+
+def solve(input, A, *, out=None):
+    """Removed from torch (1.9): raises torch's error naming ``linalg.solve``.
+
+    Examples
+    --------
+    >>> wgrad.solve(wgrad.eye(2), wgrad.eye(2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    RuntimeError: This function was deprecated since version 1.9 and is now removed...
+    """
+    raise RuntimeError(
+        f"{_REMOVED} `torch.solve` is deprecated in favor of `torch.linalg.solve`. "
+        f"`torch.linalg.solve` has its arguments reversed and does not return the LU "
+        f"factorization.\n\nTo get the LU factorization see `torch.lu`, which can be used "
+        f"with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A).solution should "
+        f"be replaced with:\nX = torch.linalg.solve(A, B)")
+
+
+def lstsq(input, A, *, out=None):
+    """Removed from torch (1.9): raises torch's error naming ``linalg.lstsq``.
+
+    Examples
+    --------
+    >>> wgrad.lstsq(wgrad.eye(2), wgrad.eye(2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    RuntimeError: This function was deprecated since version 1.9 and is now removed...
+    """
+    raise RuntimeError(
+        f"{_REMOVED} `torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n"
+        f"`torch.linalg.lstsq` has reversed arguments and does not return the QR "
+        f"decomposition in the returned tuple (although it returns other information about "
+        f"the problem).\n\nTo get the QR decomposition consider using `torch.linalg.qr`.\n\n"
+        f"The returned solution in `torch.lstsq` stored the residuals of the solution in the "
+        f"last m - n columns of the returned value whenever m > n. In torch.linalg.lstsq, the "
+        f"residuals are in the field 'residuals' of the returned named tuple.\n\nThe "
+        f"unpacking of the solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\n"
+        f"should be replaced with:\nX = torch.linalg.lstsq(A, B).solution")
+
+
+def eig(self, eigenvectors=False, *, e=None, v=None):
+    """Removed from torch (1.9): raises torch's error naming ``linalg.eig``.
+
+    Examples
+    --------
+    >>> wgrad.eig(wgrad.eye(2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    RuntimeError: This function was deprecated since version 1.9 and is now removed...
+    """
+    raise RuntimeError(
+        f"{_REMOVED} `torch.linalg.eig` returns complex tensors of dtype `cfloat` or "
+        f"`cdouble` rather than real tensors mimicking complex tensors.\n\nL, _ = "
+        f"torch.eig(A) should be replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand"
+        f"\n\nL, V = torch.eig(A, eigenvectors=True) should be replaced with:\nL_complex, "
+        f"V_complex = torch.linalg.eig(A)")
+
+
+def symeig(input, eigenvectors=False, upper=True, *, out=None):
+    """Removed from torch (1.9): raises torch's error naming ``linalg.eigh``.
+
+    Examples
+    --------
+    >>> wgrad.symeig(wgrad.eye(2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    RuntimeError: This function was deprecated since version 1.9 and is now removed...
+    """
+    raise RuntimeError(
+        f"{_REMOVED} The default behavior has changed from using the upper triangular "
+        f"portion of the matrix by default to using the lower triangular portion.\n\nL, _ = "
+        f"torch.symeig(A, upper=upper) should be replaced with:\nL = torch.linalg.eigvalsh(A, "
+        f"UPLO='U' if upper else 'L')\n\nand\n\nL, V = torch.symeig(A, eigenvectors=True) "
+        f"should be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')")
+
+
+def matrix_rank(input, tol=None, symmetric=False, *, out=None):
+    """Removed from torch (1.9): raises torch's error naming ``linalg.matrix_rank``.
+
+    Examples
+    --------
+    >>> wgrad.matrix_rank(wgrad.eye(2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    RuntimeError: This function was deprecated since version 1.9 and is now removed...
+    """
+    raise RuntimeError(
+        f"{_REMOVED}\nPlease use the `torch.linalg.matrix_rank` function instead. The "
+        f"parameter 'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.")
