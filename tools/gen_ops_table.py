@@ -45,6 +45,7 @@ SECTIONS = (
     ("Indexing, scatter/gather, sorting", "wgrad.ops.indexing"),
     ("Matrix products and matrix functions", "wgrad.ops.linear_algebra"),
     ("In-place variants", "wgrad.ops.inplace"),
+    ("View copies (`torch.<view>_copy`)", "wgrad.ops.copies"),
     ("Convolutions", "wgrad.ops.conv"),
     ("Comparisons", "wgrad.ops.compare"),
     ("Activations", "wgrad.ops.activation"),
@@ -251,6 +252,22 @@ EXAMPLES = {
     "diagonal_scatter": Ex(S, (2,)),
     "select_scatter": Ex(S, (2,), call=lambda f, x, s: f(x, s, 0, 1)),
     "slice_scatter": Ex(S, (1, 2), call=lambda f, x, s: f(x, s, 0, 1)),
+    "as_strided_scatter": Ex(S, (2,), call=lambda f, x, s: f(x, s, (2,), (3,))),
+    "histogramdd": Ex(S, call=lambda f, x: f(x, 2)),
+    # the view copies: their views' calls
+    "as_strided_copy": Ex(S, call=lambda f, x: f(x, (2,), (3,))),
+    "expand_copy": Ex(S, call=lambda f, x: f(x, (3, 2, 2))),
+    "narrow_copy": Ex(S, call=lambda f, x: f(x, 0, 0, 1)),
+    "permute_copy": Ex(S, call=lambda f, x: f(x, (1, 0))),
+    "select_copy": Ex(S, call=lambda f, x: f(x, 0, 1)),
+    "slice_copy": Ex(S, call=lambda f, x: f(x, 0, 1)),
+    "split_copy": Ex(S, call=lambda f, x: f(x, 1)),
+    "split_with_sizes_copy": Ex(S, call=lambda f, x: f(x, (1, 1))),
+    "squeeze_copy": Ex((2, 1)),
+    "transpose_copy": Ex(S, call=lambda f, x: f(x, 0, 1)),
+    "unfold_copy": Ex((4,), call=lambda f, x: f(x, 0, 2, 1)),
+    "unsqueeze_copy": Ex(S, call=lambda f, x: f(x, 0)),
+    "view_copy": Ex(S, call=lambda f, x: f(x, (4,))),
     "fill_diagonal_": Ex(S, call=lambda f, x: f(x, 0.5)),
     "stft": Ex((8,), call=lambda f, x: f(x, 4, hop_length=2, window=wgrad.hann_window(
         4, dtype=x.dtype.to_real()), return_complex=True)),
@@ -293,6 +310,17 @@ EXAMPLES = {
     "solve_triangular": Ex(S, S, pre=lambda a, b: (_well_conditioned(a)[0].triu(), b),
                            call=lambda f, a, b: f(a, b, upper=True)),
     "vander": Ex((3,)),
+    "cholesky_ex": Ex(S, pre=_hpd, call=lambda f, a: f(a)[0]),
+    "solve_ex": Ex(S, S, pre=lambda a, b: _well_conditioned(a) + (b,),
+                   call=lambda f, a, b: f(a, b)[0]),
+    "wgrad.linalg:lu_solve": Ex(S, S, pre=lambda a, b: (
+        *wgrad.linalg.lu_factor(_well_conditioned(a)[0]), b)),
+    "ldl_solve": Ex(S, S, pre=lambda a, b: (*wgrad.linalg.ldl_factor(a + a.mT), b)),
+    **{n: Ex((3, 2), (2,)) for n in ("householder_product", "orgqr")},
+    "ormqr": Ex((3, 2), (2,), (3, 2)),
+    "tensorinv": Ex(S, pre=_well_conditioned, call=lambda f, a: f(a, ind=1)),
+    "tensorsolve": Ex(S, (2,), pre=lambda a, b: _well_conditioned(a) + (b,)),
+    "frobenius_norm": Ex(S, call=lambda f, a: f(a, (0, 1))),
     "cross": Ex((2, 3), (2, 3)),
     # convolutions
     "conv1d": Ex((1, 1, 4), (1, 1, 2), (1,)),
@@ -371,6 +399,8 @@ NOT_PROBED = {
     "fftfreq": "creation function (no tensor input)",
     "rfftfreq": "creation function (no tensor input)",
     "LinAlgError": "exception class",
+    **{f"wgrad.ops.linear_algebra:{n}": "removed from torch in 1.9: raises torch's error "
+       "naming its replacement" for n in ("solve", "lstsq", "eig", "symeig", "matrix_rank")},
     **{n: "random (a new mask per call); its gradient is the mask, tests/nn"
        for n in ("dropout", "dropout1d", "dropout2d", "dropout3d")},
     "gumbel_softmax": "random (new Gumbel noise per call); tests/nn/test_gumbel.py",
@@ -451,8 +481,9 @@ _MEMO = {}
 
 
 def _row(module, name):
-    if name in NOT_PROBED:
-        return f"| `{name}` | not probed | not probed | — | — | — | {NOT_PROBED[name]} |"
+    why = NOT_PROBED.get(f"{module}:{name}") or NOT_PROBED.get(name)
+    if why:
+        return f"| `{name}` | not probed | not probed | — | — | — | {why} |"
     f = getattr(importlib.import_module(module), name)
     ex = example(module, name)
     key = (f, ex)  # a name re-exported by another module is probed once

@@ -24,7 +24,7 @@ from ._dtype import as_dtype as _as_dtype  # noqa: E402,F401
 from ._device import device  # noqa: E402
 from ._precision import (get_float32_matmul_precision,  # noqa: E402
                          set_float32_matmul_precision)
-from ._tensor import Size, Tensor  # noqa: E402
+from ._tensor import Size, Tensor, layout, strided  # noqa: E402
 from ._tensor_str import set_printoptions  # noqa: E402
 from . import ops  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
@@ -32,6 +32,7 @@ from .ops._promote import result_type  # noqa: E402
 from ._creation import *  # noqa: E402,F401,F403
 from . import autograd  # noqa: E402
 from . import backends, cuda, distributed, fft, jax, linalg, nn, optim, utils  # noqa: E402
+from .nn._toplevel import *  # noqa: E402,F401,F403  (torch.dropout, torch.lstm_cell...)
 from ._legacy import *  # noqa: E402,F401,F403
 from .serialization import load, save  # noqa: E402
 from .jax import compile, from_dlpack, from_jax, jax_function, to_jax  # noqa: E402,A004
@@ -105,6 +106,58 @@ def detach(input):
     False
     """
     return _tensor_arg("detach", input).detach()
+
+
+def detach_(input):
+    """``input.detach_()``: cut ``input`` (no view) from the graph, in place.
+
+    Example
+    -------
+    >>> x = wgrad.ones(1, requires_grad=True) * 2
+    >>> wgrad.detach_(x).requires_grad
+    False
+    """
+    return _tensor_arg("detach_", input).detach_()
+
+
+def get_device(input):
+    """The index of ``input``'s accelerator, -1 for a CPU tensor.
+
+    Example
+    -------
+    >>> wgrad.get_device(wgrad.ones(1))
+    -1
+    """
+    return _tensor_arg("get_device", input).get_device()
+
+
+def typename(obj, /):
+    """The qualified name of ``obj``'s type: a tensor's legacy type name
+    (``"torch.FloatTensor"``), else ``module.QualName`` of a class or an instance.
+
+    Example
+    -------
+    >>> wgrad.typename(wgrad.ones(1)), wgrad.typename(3)
+    ('torch.FloatTensor', 'int')
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    named = obj if hasattr(obj, "__qualname__") or hasattr(obj, "__name__") else type(obj)
+    module = getattr(named, "__module__", "") or ""
+    name = getattr(named, "__qualname__", None) or named.__name__
+    return name if module in ("", "builtins") else f"{module}.{name}"
+
+
+def is_storage(obj, /):
+    """Whether ``obj`` is a storage (``Tensor.storage()``, ``untyped_storage()``).
+
+    Example
+    -------
+    >>> x = wgrad.ones(1)
+    >>> wgrad.is_storage(x.untyped_storage()), wgrad.is_storage(x)
+    (True, False)
+    """
+    return type(obj) in (TypedStorage, UntypedStorage)
 
 
 def _tensor_arg(name, input):
@@ -221,3 +274,107 @@ def set_anomaly_enabled(enabled, check_nan=True):
     _check_bool("set_anomaly_enabled", "enabled", 1, enabled)
     _check_bool("set_anomaly_enabled", "check_nan", 2, check_nan)
     autograd.set_detect_anomaly(enabled, check_nan)
+
+
+# -- devices, warnings, denormals, autocast ------------------------------------------------
+# wgrad allocates on JAX's default device (the first of jax.devices()); torch's default
+# device can be set to that one (or reset with None), and to another raises.
+
+def get_default_device():
+    """The device new tensors are made on: JAX's default device.
+
+    Example
+    -------
+    >>> wgrad.get_default_device()
+    device(type='cpu')
+    """
+    return device.of_jax(_jax.devices()[0])
+
+
+_device_class = device
+
+
+def set_default_device(device):  # noqa: F811  (torch's parameter name)
+    """Make ``device`` the default device of new tensors (None: the default). wgrad
+    allocates on JAX's default device only: naming another one raises.
+
+    Example
+    -------
+    >>> wgrad.set_default_device("cpu")
+    """
+    if device is None:
+        return
+    want = _device_class(device)
+    want.jax_device()  # torch's error for a device that is not there
+    have = get_default_device()
+    index = 0 if want.type == "cuda" and want.index is None else want.index
+    if (want.type, index) != (have.type, have.index):
+        raise NotImplementedError(f"set_default_device({str(want)!r}): wgrad makes new tensors "
+                                  f"on JAX's default device ({have}) only; pass device= to "
+                                  f"the factory functions instead")
+
+
+_settings["warn_always"] = False
+
+
+def set_warn_always(b):
+    """Ask for torch's warn-once warnings every time (kept as a flag: wgrad's warnings are
+    Python warnings, shown as Python's filters say).
+
+    Example
+    -------
+    >>> wgrad.set_warn_always(False)
+    >>> wgrad.is_warn_always_enabled()
+    False
+    """
+    if not isinstance(b, type(True)):  # the builtin bool
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _settings["warn_always"] = b
+
+
+def is_warn_always_enabled():
+    """Whether :func:`set_warn_always` turned the flag on."""
+    return _settings["warn_always"]
+
+
+def set_flush_denormal(mode):
+    """Whether flushing subnormal numbers to zero is set as asked. XLA decides on its own:
+    its CPU kernels flush them (docs/differences.md), so ``True`` is answered True on the
+    CPU, and ``False`` (keep them) is not possible: False, as torch where unsupported.
+
+    Example
+    -------
+    >>> wgrad.set_flush_denormal(False)
+    False
+    """
+    if not isinstance(mode, type(True)):
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
+    return mode and _jax.default_backend() == "cpu"
+
+
+def is_autocast_enabled(device_type=None):
+    """False: wgrad has no autocast.
+
+    Example
+    -------
+    >>> wgrad.is_autocast_enabled()
+    False
+    """
+    if device_type is not None:
+        device(device_type)  # the error for a name that is no device
+    return False
+
+
+def get_autocast_dtype(device_type):
+    """The dtype torch's autocast would use on ``device_type`` (bfloat16 on the CPU,
+    float16 on CUDA); wgrad itself has no autocast.
+
+    Example
+    -------
+    >>> wgrad.get_autocast_dtype("cpu")
+    wgrad.bfloat16
+    """
+    kind = device(device_type).type
+    if kind == "tpu":
+        raise NotImplementedError("get_autocast_dtype('tpu'): torch has no TPU autocast")
+    return bfloat16 if kind == "cpu" else float16

@@ -13,17 +13,18 @@ import numpy as np
 from . import _dtype as D
 from ._device import device as _dev
 from ._tensor import Size, Tensor, _make, _raw_data
-from .ops._out import _CPP
-from .ops._primitive import Primitive
+from .ops._out import _CPP, no_derivative
+from .ops._primitive import Primitive, check_broadcast
 from .ops._promote import scalar_dtype
-from .ops.shape import _new_size
+from .ops.shape import _new_size, as_strided
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm",
            "normal", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like",
            "randn_like", "randint_like", "manual_seed", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state", "scalar_tensor", "bernoulli", "tril_indices",
-           "triu_indices", "hann_window", "hamming_window", "blackman_window",
+           "get_rng_state", "set_rng_state", "scalar_tensor", "bernoulli", "multinomial",
+           "poisson", "binomial", "tril_indices", "triu_indices", "empty_strided",
+           "frombuffer", "hann_window", "hamming_window", "blackman_window",
            "bartlett_window", "kaiser_window"]
 
 
@@ -154,6 +155,76 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
     d = _dt(dtype)
     return _finish(jnp.zeros(_new_size(size, d.itemsize, "empty"), d.np), requires_grad,
                    device)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """A tensor of ``size`` with the given strides (zeros, where torch leaves memory
+    uninitialized): a row-major layout is a new tensor, another one a view of a storage
+    of the size it needs, whose ``stride()`` is the one asked for.
+
+    Example
+    -------
+    >>> wgrad.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"empty_strided(): argument 'size' (position 1) must be tuple of "
+                        f"ints, not {type(size).__name__}")
+    d = _dt(dtype)
+    shape, stride = _new_size((tuple(size),), d.itemsize), tuple(int(s) for s in stride)
+    if len(shape) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
+                           f"strides={list(stride)}")
+    rowmajor = [int(np.prod(shape[k + 1:], dtype=np.int64)) for k in range(len(shape))]
+    if 0 in shape or all(a == b for a, b, n in zip(stride, rowmajor, shape) if n != 1):
+        t = empty(shape, dtype=d, device=device)
+    else:
+        n = 1 + builtins.sum((k - 1) * s for k, s in zip(shape, stride))
+        t = as_strided(empty(n, dtype=d, device=device), shape, stride)
+    if 0 not in shape and t.stride() != stride:
+        # strides of dims of size 1 are read off the layout (NOTE [Strides without strides])
+        raise NotImplementedError(f"empty_strided: wgrad cannot give a tensor of sizes "
+                                  f"{list(shape)} the strides {list(stride)} (those of its "
+                                  f"dims of size 1 follow the others)")
+    return t.requires_grad_() if requires_grad else t
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor of the elements of ``buffer`` (an object with the buffer protocol) from
+    byte ``offset``: ``count`` of them, or all (-1). A copy: torch's tensor shares the
+    buffer's memory, wgrad's does not see later changes of it (docs/differences.md).
+
+    Example
+    -------
+    >>> wgrad.frombuffer(bytearray([1, 2, 3]), dtype=wgrad.uint8, offset=1)
+    tensor([2, 3], dtype=wgrad.uint8)
+    """
+    try:
+        nbytes = memoryview(buffer).nbytes
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    d = _dt(dtype)
+    size = d.itemsize
+    if nbytes == 0 or count == 0:
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if not 0 <= offset < nbytes:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({nbytes} bytes) minus 1")
+    if count < 0:
+        if (nbytes - offset) % size:
+            raise ValueError(f"buffer length ({nbytes - offset} bytes) after offset "
+                             f"({offset} bytes) must be a multiple of element size ({size})")
+        count = (nbytes - offset) // size
+    elif offset + count * size > nbytes:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({nbytes} bytes)")
+    a = np.frombuffer(buffer, dtype=d.np, count=count, offset=offset)
+    return _finish(jnp.array(a), requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -605,6 +676,131 @@ def bernoulli(input, p=None, *, generator=None):
     return _bernoulli_node(out, input) if p is None and input.requires_grad else out
 
 
+def _check_bool_arg(fn, name, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"{fn}(): argument '{name}' must be bool, not {type(value).__name__}")
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """``num_samples`` category indices per row of ``input`` (unnormalized probabilities,
+    1-D or one distribution per row), with or without ``replacement``; int64, no gradient.
+
+    Example
+    -------
+    >>> wgrad.multinomial(wgrad.tensor([0., 1., 0.]), 2, replacement=True)
+    tensor([1, 1])
+    """
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
+        raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
+                        f"{type(num_samples).__name__}")
+    _check_bool_arg("multinomial", "replacement", replacement)
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.is_floating_point():
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{input.dtype.scalar_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    k = input.shape[-1]
+    if not replacement and num_samples > k:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    p = np.asarray(input.detach()._data, dtype=np.float64).reshape(-1, k)
+    if not (np.isfinite(p).all() and (p >= 0).all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    total = p.sum(axis=1, keepdims=True)
+    if (total <= 0).any() or k == 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    shape = (p.shape[0], num_samples)
+    with _lock, _host_memory(shape, D.int64):
+        rng = _rng(generator)
+        if replacement:  # the first category whose cumulative weight exceeds u
+            cdf = np.cumsum(p, axis=1)
+            u = rng.random(shape) * total
+            idx = np.stack([np.searchsorted(c, r, side="right") for c, r in zip(cdf, u)])
+            # u may round up to the total: the last category of positive weight
+            last = k - 1 - np.argmax(p[:, ::-1] > 0, axis=1)
+            idx = np.minimum(idx, last[:, None])
+        else:  # the largest p / Exp(1) keys: draws in turn, each in proportion to p
+            keys = p / rng.exponential(size=p.shape)
+            idx = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    return _finish(jnp.asarray(idx.reshape(tuple(input.shape[:-1]) + (num_samples,)),
+                               jnp.int64), False, _same_device(input, None))
+
+
+_poisson_node = Primitive("poisson", lambda draw, self: draw,
+                          self=lambda grad, self: zeros_like(self))
+
+
+def poisson(input, generator=None):
+    """A draw of the Poisson distribution of rate ``input`` (elementwise), in ``input``'s
+    dtype; zero gradient to the rate, as torch.
+
+    Example
+    -------
+    >>> wgrad.poisson(wgrad.tensor([0., 0.]))
+    tensor([0., 0.])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    d = input.dtype
+    if not d.is_floating_point:
+        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{d.scalar_name}\'')
+    lam = np.asarray(input.detach()._data, dtype=np.float64)
+    if not (lam >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    with _lock, _host_memory(lam.shape, d):
+        try:
+            a = _rng(generator).poisson(lam)
+        except ValueError as e:  # an infinite or huge rate: torch's draw is meaningless
+            raise NotImplementedError(f"poisson(): wgrad cannot draw with such a rate ({e})") \
+                from None
+    out = _finish(jnp.asarray(a, d.np), False, _same_device(input, None))
+    return _poisson_node(out, input) if input.requires_grad else out
+
+
+def binomial(count, prob, generator=None):
+    """A draw of the binomial distribution of ``count`` trials of success probability
+    ``prob`` (broadcast together, both of one floating dtype); no derivative, as torch.
+
+    Example
+    -------
+    >>> wgrad.binomial(wgrad.tensor([3., 5.]), wgrad.tensor([1., 0.]))
+    tensor([3., 0.])
+    """
+    for name, pos, t in (("count", 1, count), ("prob", 2, prob)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"binomial(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    for name, t in (("count", count), ("prob", prob)):
+        if not t.is_floating_point():
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "
+                             f"{t.dtype.scalar_name}")
+    if prob.dtype is not count.dtype:
+        raise RuntimeError(f"Found dtype {prob.dtype.scalar_name} but expected "
+                           f"{count.dtype.scalar_name}")
+    d = count.dtype
+    if d not in (D.float32, D.float64):
+        raise NotImplementedError(f'"binomial_cpu" not implemented for \'{d.scalar_name}\'')
+    check_broadcast(count.shape, prob.shape)
+    shape = np.broadcast_shapes(tuple(count.shape), tuple(prob.shape))
+    n = np.broadcast_to(np.asarray(count.detach()._data, np.float64), shape)
+    p = np.broadcast_to(np.asarray(prob.detach()._data, np.float64), shape)
+    nan = np.isnan(p)
+    ok = (n >= 0) & np.isfinite(n) & (n == np.floor(n)) & (nan | ((p >= 0) & (p <= 1)))
+    if not ok.all():
+        raise NotImplementedError("binomial(): wgrad draws for counts that are finite whole "
+                                  "numbers >= 0 and probabilities in [0, 1] only (torch's "
+                                  "result outside them is no binomial draw, or never comes)")
+    with _lock, _host_memory(shape, d):
+        a = _rng(generator).binomial(n.astype(np.int64), np.where(nan, 0, p))
+    # torch: a NaN probability gives NaN, but 0 successes of 0 trials
+    out = _finish(jnp.asarray(np.where(nan & (n > 0), np.nan, a), d.np), False,
+                  _same_device(count, None))
+    return no_derivative("binomial", (out,), (count, prob))[0]
+
+
 def new(self, *args, device=None):
     """Torch's legacy constructor: ``x.new(*sizes)`` an uninitialized tensor (zeros here),
     ``x.new(data)`` a tensor of ``data``; both with ``x``'s dtype."""
@@ -613,7 +809,8 @@ def new(self, *args, device=None):
     return empty(*(args or (0,)), dtype=self.dtype, device=_same_device(self, device))
 
 
-METHODS = ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "bernoulli", "new")
+METHODS = ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "bernoulli", "new",
+           "new_empty_strided", "multinomial")
 
 
 def _new(fn):
@@ -636,6 +833,19 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     """``full(size, fill_value)`` with this tensor's dtype and device unless given."""
     return full(size, fill_value, dtype=dtype or self.dtype,
                 device=_same_device(self, device), requires_grad=requires_grad)
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
+                      requires_grad=False, pin_memory=False):
+    """``empty_strided(size, stride)`` with this tensor's dtype and device unless given.
+
+    Example
+    -------
+    >>> wgrad.ones(1, dtype=wgrad.float64).new_empty_strided((2,), (1,)).dtype
+    wgrad.float64
+    """
+    return empty_strided(size, stride, dtype=dtype or self.dtype,
+                         device=_same_device(self, device), requires_grad=requires_grad)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):

@@ -12,7 +12,7 @@ from ._autograd.graph import AccumulateGrad, _add_hook, _HookDict
 from ._autograd.grad_mode import _state as _grad_state
 from ._device import device as _device
 
-__all__ = ["Tensor", "Size"]
+__all__ = ["Tensor", "Size", "layout", "strided"]
 
 _SingleDevice = jax.sharding.SingleDeviceSharding
 
@@ -54,6 +54,21 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
+
+
+class layout:
+    """A tensor layout (torch.layout); every wgrad tensor is ``strided``."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"wgrad.{self._name}"
+
+
+strided = layout("strided")
 
 
 class _VersionCounter:
@@ -160,6 +175,41 @@ class Tensor(_Fields):
         return self.device.type == "cuda"
 
     @property
+    def is_cpu(self):
+        return self.device.type == "cpu"
+
+    def get_device(self):
+        """The index of this tensor's accelerator, -1 on the CPU."""
+        d = self.device
+        return -1 if d.type == "cpu" else d.index or 0
+
+    # a wgrad tensor is dense and strided, on the CPU or a JAX accelerator
+    layout = property(lambda self: strided)
+    is_sparse = is_sparse_csr = is_quantized = is_meta = is_mkldnn = is_nested = is_xpu = \
+        is_mps = is_vulkan = is_ipu = is_xla = is_mtia = is_maia = property(lambda self: False)
+
+    def is_pinned(self, device=None):
+        """False: JAX has no pinned host buffers."""
+        return False
+
+    def pin_memory(self, device=None):
+        """torch's error without an accelerator; wgrad cannot pin host memory."""
+        if jax.default_backend() == "cpu":
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        raise NotImplementedError("pin_memory(): JAX has no pinned host buffers in wgrad; "
+                                  "move the tensor with .to(device)")
+
+    def share_memory_(self):
+        """Mark the storage as shared, for ``is_shared()``: wgrad's arrays are not in
+        memory other processes see (docs/differences.md)."""
+        _storage_of(self).shared = True
+        return self
+
+    def is_shared(self):
+        m = self._view_meta
+        return self.is_cuda or (m is not None and m.storage.shared)
+
+    @property
     def ndim(self):
         return self._data.ndim
 
@@ -175,6 +225,9 @@ class Tensor(_Fields):
 
     def element_size(self):
         return self.dtype.itemsize
+
+    itemsize = property(element_size)
+    nbytes = property(lambda self: self.numel() * self.dtype.itemsize)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """The legacy type name (``"torch.FloatTensor"``) without ``dtype``; with one (a
@@ -436,7 +489,12 @@ class Tensor(_Fields):
 
     def detach_(self):
         if self._base is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
+                "set as True, gradients are views of DDP buckets, and hence detach_() cannot "
+                "be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
@@ -754,6 +812,7 @@ from .ops import _transfer  # noqa: E402
 from .ops._views import link_alias as _link_alias, rebind as _rebind  # noqa: E402
 from .ops._views import strides_of as _strides_of  # noqa: E402
 from .ops._views import check_stale_view as _check_stale_view  # noqa: E402
+from .ops._views import storage_of as _storage_of  # noqa: E402
 from .ops import _storage  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402

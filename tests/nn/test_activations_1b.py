@@ -146,6 +146,6 @@ def test_modules_reprs_and_parameters():
         assert repr(getattr(wgrad.nn, name)(*args)) == repr(getattr(torch.nn, name)(*args))
     w = wgrad.nn.PReLU(3, 0.1)
     assert list(w.state_dict()) == ["weight"] and np.allclose(to_np(w.weight), 0.1)
-    x = wgrad.tensor(X, requires_grad=True)
+    x = wgrad.tensor(X, dtype=w.weight.dtype, requires_grad=True)  # prelu: one dtype, as torch
     w(x).sum().backward()
     assert w.weight.grad is not None and w.weight.grad.shape == (3,)

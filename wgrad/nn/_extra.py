@@ -1,4 +1,5 @@
-"""More of ``torch.nn.functional``: prelu, rrelu, hardswish, hardsigmoid, softsign,
+"""More of ``torch.nn.functional``: prelu (from ``wgrad/ops/activation.py``, where it is
+also a Tensor method), rrelu, hardswish, hardsigmoid, softsign,
 tanhshrink, threshold, glu, logsigmoid, gumbel_softmax, the channel dropouts
 (dropout1d/2d/3d, alpha_dropout, feature_alpha_dropout), local_response_norm,
 channel_shuffle and the margin losses (multi_margin_loss, multilabel_margin_loss,
@@ -17,10 +18,13 @@ import jax.numpy as jnp
 from .. import _creation
 from ..ops import _out
 from ..ops._primitive import Primitive
-from ..ops.elementwise import _real_only, relu, sigmoid, softplus, tanh, where
+from ..ops.activation import prelu
+from ..ops.elementwise import (_coef, _floating_only, _real_only, relu, sigmoid, softplus,
+                               tanh, where)
 from ..ops.shape import cat
 from ..ops.layer import pairwise_distance
-from ..ops.loss import _check_reduction, _concrete, _legacy_reduction, _reduce, _triplet
+from ..ops.loss import (_check_reduction, _check_triplet_dims, _concrete, _legacy_reduction,
+                        _reduce, _triplet)
 from ..ops.inplace import _apply
 from . import functional as F  # (imported by functional, after what is used here)
 
@@ -37,29 +41,6 @@ def _inplace(fn, input, inplace):
 
 
 # -- activations ------------------------------------------------------------------------
-def prelu(input, weight):
-    """``x`` for ``x > 0``, else ``weight * x``; ``weight`` has one entry or one per channel
-    (dim 1).
-
-    Example
-    -------
-    >>> import wgrad
-    >>> wgrad.nn.functional.prelu(wgrad.tensor([-2., 3.]), wgrad.tensor([0.25]))
-    tensor([-0.5000,  3.0000])
-    """
-    _real_only("prelu_cpu", input, weight)
-    n = weight.numel()
-    if n != 1:
-        c = input.shape[1] if input.ndim >= 2 else 1
-        if n != c:
-            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
-                               f"parameter numbers = {n} and channel size = {c}.")
-        w = weight.reshape((1, c) + (1,) * (input.ndim - 2)) if input.ndim >= 2 else weight
-    else:
-        w = weight.reshape(()) if weight.ndim else weight
-    return where(input > 0, input, w * input)
-
-
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: while ``training`` each negative element is scaled by its own
     slope drawn from U(lower, upper); otherwise by the fixed slope ``(lower + upper) / 2``.
@@ -70,11 +51,19 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     >>> wgrad.nn.functional.rrelu(wgrad.tensor([-1., 2.]), 0.2, 0.4)
     tensor([-0.3000,  2.0000])
     """
-    _real_only("leaky_relu_cpu", input)
+    return _rrelu(input, lower, upper, training, inplace, None)
+
+
+def _rrelu(input, lower, upper, training, inplace, generator):
+    """:func:`rrelu`, the slopes drawn from ``generator`` (torch.rrelu's argument)."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    _floating_only("leaky_relu_cpu", input)
 
     def f(x):
         if training:
-            slope = _creation.rand(*x.shape, dtype=x.dtype) * (upper - lower) + lower
+            slope = _creation.rand(*x.shape, generator=generator, dtype=x.dtype)
+            slope = slope * (upper - lower) + lower
         else:
             slope = (lower + upper) / 2
         return where(x > 0, x, x * slope)
@@ -172,7 +161,9 @@ def threshold(input, threshold, value, inplace=False):
     tensor([-1.,  2.])
     """
     _real_only("threshold_cpu", input)
-    return _inplace(lambda x: where(x > threshold, x, x * 0 + value), input, inplace)
+    th, value = _coef(threshold, input.dtype), _coef(value, input.dtype)
+    # NaN is kept, as torch's ``x <= threshold ? value : x``
+    return _inplace(lambda x: where(x <= th, value, x), input, inplace)
 
 
 _threshold = threshold
@@ -273,6 +264,10 @@ def _noise(input, p, feature):
         shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
     else:
         shape = tuple(input.shape)
+    _real_only("bernoulli_scalar_cpu_", input)
+    if not input.dtype.is_floating_point:  # torch scales an integer mask in place
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{input.dtype.scalar_name}")
     return (_creation.rand(*shape) < 1 - p).to(input.dtype)
 
 
@@ -282,7 +277,6 @@ def _dropout(input, p, training, inplace, feature, alpha):
     _check_p(p)
     if p == 0 or not training or input.numel() == 0:
         return input
-    _real_only("bernoulli_scalar_cpu_", input)
     if p == 1:
         return _inplace(lambda x: x * 0, input, inplace)
     noise = _noise(input, p, feature)
@@ -430,16 +424,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / (div * alpha + k) ** beta
 
 
-def channel_shuffle(input, groups):
-    """Channels (dim 1) regrouped: ``(N, g * c, ...)`` read as ``(N, g, c, ...)`` and
-    transposed to ``(N, c, g, ...)``.
-
-    Example
-    -------
-    >>> import wgrad
-    >>> wgrad.nn.functional.channel_shuffle(wgrad.arange(4.).reshape(1, 4, 1), 2).flatten()
-    tensor([0., 2., 1., 3.])
-    """
+def _check_channel_shuffle(input, groups):
     if input.dim() <= 2:
         raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
                            f"sizes {list(input.shape)}")
@@ -450,7 +435,20 @@ def channel_shuffle(input, groups):
     if c % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
                            f"and {groups} groups.")
-    shape = tuple(input.shape)
+
+
+def channel_shuffle(input, groups):
+    """Channels (dim 1) regrouped: ``(N, g * c, ...)`` read as ``(N, g, c, ...)`` and
+    transposed to ``(N, c, g, ...)``.
+
+    Example
+    -------
+    >>> import wgrad
+    >>> wgrad.nn.functional.channel_shuffle(wgrad.arange(4.).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    _check_channel_shuffle(input, groups)
+    c, shape = input.shape[1], tuple(input.shape)
     out = input.reshape((shape[0], groups, c // groups) + shape[2:]).transpose(1, 2)
     return out.reshape(shape)
 
@@ -562,12 +560,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     _check_reduction(reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
-    dims = (anchor.dim(), positive.dim(), negative.dim())
-    if len(set(dims)) != 1:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
-            f"{dims[2]}D inputs")
+    _check_triplet_dims(anchor, positive, negative)
     d = distance_function if distance_function is not None else pairwise_distance
     return _triplet(d, anchor, positive, negative, margin, swap, reduction)
 

@@ -25,7 +25,7 @@ from .. import _creation
 from ..jax.interop import jax_function
 from ..ops import _out
 from ..ops._primitive import Primitive
-from ..ops.elementwise import _real_only
+from ..ops.elementwise import _floating_only, _real_only
 from ._interpolation import _apply_taps, _adaptive_taps
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
@@ -141,16 +141,18 @@ def _max_fwd(self, *, key, out_sp):
     n = self.shape[:2]
     plane = self.reshape(n + (-1,))
     p = plane.shape[-1]
-    fill = jnp.array(-jnp.inf, self.dtype)
+    # the padding's value: -inf, or an integer dtype's lowest (torch pools integers too)
+    low = -jnp.inf if jnp.issubdtype(self.dtype, jnp.floating) else jnp.iinfo(self.dtype).min
+    fill = jnp.array(low, self.dtype)
     padded = jnp.concatenate([plane, jnp.broadcast_to(fill, n + (1,))], axis=-1)
     tt = np.where(t < 0, p, t)
     win = padded[..., tt]                                   # (N, C, Q, K)
     nan = jnp.isnan(win)
     kk = win.shape[-1]
     last_nan = kk - 1 - jnp.argmax(nan[..., ::-1], axis=-1)
-    first_max = jnp.argmax(jnp.where(nan, -jnp.inf, win), axis=-1)
+    first_max = jnp.argmax(jnp.where(nan, fill, win), axis=-1)
     top = jnp.take_along_axis(win, first_max[..., None], -1)[..., 0]
-    k = jnp.where(nan.any(-1), last_nan, jnp.where(top == -jnp.inf, first_valid, first_max))
+    k = jnp.where(nan.any(-1), last_nan, jnp.where(top == fill, first_valid, first_max))
     val = jnp.take_along_axis(win, k[..., None], -1)[..., 0]
     idx = jnp.asarray(t)[jnp.arange(t.shape[0]), k]
     return val.reshape(n + out_sp), idx.reshape(n + out_sp)
@@ -227,8 +229,44 @@ _DOC_MAX = """{n}-D max pooling over ``(N, C, *spatial)`` or unbatched ``(C, *sp
     """
 
 
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation):
+    """torch.max_pool1d's own checks (without indices), in its order, with its messages."""
+    def ints(v, what, how):
+        v = (int(v),) if isinstance(v, (int, np.integer)) else tuple(int(x) for x in v)
+        if len(v) != 1:
+            raise RuntimeError(f"max_pool1d() {what} must be {how} of size 1 but got size "
+                               f"{len(v)}")
+        return v[0]
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    k = ints(kernel_size, "kernel_size", "an int, list of ints or tuple of ints")
+    no_stride = stride is None or (not isinstance(stride, (int, np.integer))
+                                   and len(stride) == 0)
+    s = k if no_stride else ints(stride, "stride",
+                                 "None, an int, list of ints, or tuple of ints")
+    p = ints(padding, "padding", "an int, list of ints, or tuple of ints")
+    d = ints(dilation, "dilation", "an int, list of ints or tuple of ints")
+    for what, v in (("kernel_size", k), ("stride", s)):
+        if v <= 0:
+            raise RuntimeError(f"max_pool1d() {what} must be greater than zero, but got {v}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    if input.requires_grad:  # torch then pools with max_pool2d's kernel, not max_pool1d_impl
+        _real_only("max_pool2d", input)
+    else:
+        _floating_only("max_pool1d_impl", input)
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    if not return_indices:  # torch.max_pool1d (torch.max_pool1d_with_indices otherwise)
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation)
     v, i = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (v, i) if return_indices else v
 
@@ -262,7 +300,7 @@ def _adaptive_size(output_size, sp, fn):
 
 
 def _adaptive_max(input, nsp, output_size, fn):
-    _real_only(fn, input)
+    _floating_only("adaptive_max_pool3d" if nsp == 3 else "adaptive_max_pool2d", input)
     if input.ndim not in (nsp + 1, nsp + 2):
         raise RuntimeError(f"{fn}(): Expected {nsp + 1}D or {nsp + 2}D tensor, but got: "
                            f"{list(input.shape)}")
@@ -489,6 +527,10 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional "
                            f"tensor for argument #1 'self' (while checking arguments for "
                            f"avg_pool1d)")
+    _real_only("avg_pool2d", input)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"avg_pool1d: wgrad averages floating input only (torch "
+                                  f"divides {input.dtype.scalar_name} sums in integers)")
     k = _tup(kernel_size, 1, "avg_pool1d", "kernel_size")
     s = None if stride is None else _tup(stride, 1, "avg_pool1d", "stride", omit=True)
     p = _tup(padding, 1, "avg_pool1d", "padding")
@@ -570,6 +612,7 @@ def adaptive_avg_pool1d(input, output_size):
                            f"adaptive_avg_pool1d)")
     if isinstance(output_size, (tuple, list)) and len(output_size) != 1:
         raise RuntimeError("adaptive_avg_pool1d: output_size must be 1")
+    _floating_only("adaptive_avg_pool2d", input)
     return _adaptive_avg(input, 1, output_size, "adaptive_avg_pool1d")
 
 

@@ -245,6 +245,13 @@ def affine_grid(theta, size, align_corners=None):
                       UserWarning, stacklevel=2)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return _affine_grid(theta, size, align_corners)
+
+
+def _affine_grid(theta, size, align_corners):
+    """:func:`affine_grid` after the functional form's checks (torch's
+    affine_grid_generator has none of them)."""
+    spatial = size[2:]
     n = size[0]
     if theta.shape[0] != n:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "

@@ -29,19 +29,20 @@ from . import compare
 from .compare import *  # noqa: F401,F403
 from . import inplace  # noqa: E402  (after the families it wraps)
 from .inplace import *  # noqa: F401,F403
-from . import activation, layer, loss
+from . import activation, copies, layer, loss
 _out.install(vars(activation), "activation")  # NOTE [out= arguments]
 _out.install(vars(layer), "layer")
 from .activation import *  # noqa: F401,F403
 from .layer import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .copies import *  # noqa: F401,F403
 from ._views import conj_bits, is_contiguous  # noqa: F401  (read by Tensor)
 from .. import _creation  # noqa: E402  (its new_* methods; it imports ops.shape)
 _out.install(vars(_creation), "creation")
 
 # the public functions only: ``from .ops import *`` binds no module (wgrad.shape, ...)
 _FAMILIES = (elementwise, shape, reduction, linear_algebra, indexing, inplace, conv, spectral,
-             compare, activation, layer, loss)
+             compare, activation, layer, loss, copies)
 __all__ = [name for mod in _FAMILIES for name in mod.__all__]
 
 

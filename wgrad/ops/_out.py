@@ -48,14 +48,14 @@ _NO_GRAD_ERROR = ("floor_divide eq ne lt le gt ge bitwise_not bitwise_and bitwis
                   "bitwise_xor logical_not logical_and logical_or logical_xor conj_physical "
                   "all any nonzero tensordot isin signbit bucketize searchsorted argmax "
                   "argmin isposinf isneginf greater greater_equal less less_equal not_equal gcd "
-                  "lcm bitwise_left_shift bitwise_right_shift").split()
+                  "lcm bitwise_left_shift bitwise_right_shift linalg_matrix_rank").split()
 _ATEN = {"negative": "neg", "square": "pow", "clip": "clamp", "true_divide": "div",
          "absolute": "abs", "concat": "cat", "concatenate": "cat", "hstack": "cat",
          "vstack": "cat", "diff": "sub", "outer": "mul", "ger": "mul", "kron": "mul",
          "inverse": "linalg_inv_ex", "chain_matmul": "mm", "take_along_dim": "gather",
-         "solve": "_linalg_solve_ex", "inv": "linalg_inv_ex", "det": "_linalg_det",
+         "linalg_solve": "_linalg_solve_ex", "inv": "linalg_inv_ex", "det": "_linalg_det",
          "slogdet": "_linalg_slogdet", "eigh": "_linalg_eigh", "eigvalsh": "_linalg_eigh",
-         "eig": "linalg_eig", "eigvals": "linalg_eig", "linalg_svd": "_linalg_svd",
+         "linalg_eig": "linalg_eig", "eigvals": "linalg_eig", "linalg_svd": "_linalg_svd",
          "svdvals": "_linalg_svd", "linalg_cholesky": "linalg_cholesky_ex",
          "pinv": "linalg_pinv", "vector_norm": "linalg_vector_norm", "cross": "linalg_cross",
          "multi_dot": "mm", "vecdot": "sum", "norm": "linalg_vector_norm",
@@ -64,10 +64,13 @@ _ATEN = {"negative": "neg", "square": "pow", "clip": "clamp", "true_divide": "di
          "rfftn": "_fft_r2c", "ihfft": "_fft_r2c", "irfft": "_fft_c2r", "irfft2": "_fft_c2r",
          "irfftn": "_fft_c2r", "hfft": "_fft_c2r", "float_power": "pow",
          "column_stack": "cat", "dstack": "cat", "nanmean": "nansum",
-         "logsigmoid": "log_sigmoid_forward", "lstsq": "linalg_lstsq",
+         "logsigmoid": "log_sigmoid_forward", "linalg_lstsq": "linalg_lstsq",
          "matrix_power": "matmul", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
          "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2",
-         "divide": "div", "multiply": "mul", "subtract": "sub", "fix": "trunc"}
+         "divide": "div", "multiply": "mul", "subtract": "sub", "fix": "trunc",
+         "cholesky_ex": "linalg_cholesky_ex", "inv_ex": "linalg_inv_ex",
+         "solve_ex": "_linalg_solve_ex", "householder_product": "linalg_householder_product",
+         "orgqr": "linalg_householder_product", "frobenius_norm": "norm"}
 # How each op checks out's dtype against its result's (``_rule``): (how, exception,
 # message). how: "exact" (the same dtype), "cast" (a result kind that fits: bool < int <
 # float < complex), "float" (a floating out), "floatc" (floating or complex), "real" (not
@@ -84,7 +87,7 @@ def _rules(how, names, message=None, exc=RuntimeError):
 
 
 _RULES = {
-    **_rules("exact", "mm bmm sort inverse solve inv det slogdet eigh eigvalsh "
+    **_rules("exact", "mm bmm sort inverse linalg_solve inv det slogdet eigh eigvalsh "
                       "linalg_svd svdvals linalg_qr linalg_cholesky vector_norm "
                       "reduction.norm cross ifft ihfft "
                       "addmm addmv baddbmm mv isin softmax log_softmax aminmax avg_pool2d "
@@ -141,10 +144,12 @@ _RULES = {
              "linalg.norm expected out tensor dtype {res} but got: {out}"),
     **_rules("exact", "matrix_norm",
              "linalg.matrix_norm expected out tensor dtype {res} but got: {out}"),
-    **_rules("cast", "lstsq", "torch.linalg.lstsq: Expected solution to be safely castable "
-                              "from {res} dtype, but got solution with dtype {out}"),
-    **_rules("cast", "eig", "torch.linalg.eig: Expected eigenvalues to be safely castable "
-                            "from {res} dtype, but got eigenvalues with dtype {out}"),
+    **_rules("cast", "linalg_lstsq", "torch.linalg.lstsq: Expected solution to be safely "
+                                     "castable from {res} dtype, but got solution with dtype "
+                                     "{out}"),
+    **_rules("cast", "linalg_eig", "torch.linalg.eig: Expected eigenvalues to be safely "
+                                   "castable from {res} dtype, but got eigenvalues with dtype "
+                                   "{out}"),
     **_rules("cast", "eigvals", "torch.linalg.eigvals: Expected eigenvalues to be safely "
                                 "castable from {res} dtype, but got eigenvalues with dtype "
                                 "{out}"),
@@ -153,6 +158,22 @@ _RULES = {
                                            "dtype {out}"),
     **_rules("cast", "pinv", "linalg.pinv: Expected result to be safely castable from {res} "
                              "dtype, but got result with dtype {out}"),
+    **_rules("exact", "cholesky_ex inv_ex solve_ex linalg_lu_solve ldl_factor ldl_factor_ex "
+                      "ldl_solve frobenius_norm"),
+    **_rules("exact", "nuclear_norm",
+             "linalg.matrix_norm expected out tensor dtype {res} but got: {out}"),
+    **_rules("exact", "ormqr", "torch.ormqr: Expected input and result to have the same dtype, "
+                               "but input has dtype{res} and result has dtype {out}"),
+    **_rules("cast", "cond", "linalg.cond: Expected result to be safely castable from {res} "
+                             "dtype, but got result with dtype {out}"),
+    **_rules("cast", "householder_product orgqr", "torch.linalg.householder_product: Expected "
+             "result to be safely castable from {res} dtype, but got result with dtype {out}"),
+    **_rules("cast", "geqrf", "torch.geqrf: Expected a to be safely castable from {res} dtype, "
+                              "but got a with dtype {out}"),
+    **_rules("cast", "tensorinv", "tensorinv: Expected result to be safely castable from {res} "
+                                  "dtype, but got result with dtype {out}"),
+    **_rules("cast", "tensorsolve", "tensorsolve: Expected result to be safely castable from "
+                                    "{res} dtype, but got result with dtype {out}"),
     **_rules("cast", "mean", "mean.dtype_out(): input types can't be cast to the desired "
                              "output type {out}"),
     **_rules("cast", "cat concat concatenate stack hstack vstack column_stack dstack",
@@ -181,6 +202,8 @@ _IN_OUT_DTYPE = ("cumsum", "cumprod")
 # node that raises at backward naming this aten op (a function of the arguments for diag)
 _OUT_GRAPH = {
     "inner": "history", "linear_algebra.norm": "history", "matrix_norm": "history",
+    **dict.fromkeys(("cond", "tensorinv", "tensorsolve", "nuclear_norm", "ldl_factor",
+                     "ldl_factor_ex", "ldl_solve"), "history"),
     "softmax": "softmax", "log_softmax": "log_softmax", "heaviside": "heaviside",
     "conj_physical": "conj_physical", "slice_scatter": "slice_scatter",
     "diag": lambda args: "diag_embed" if args[0].ndim == 1 else "diagonal_copy",
@@ -196,6 +219,30 @@ def _raises_at_backward(aten):
         p = _RAISES[aten] = Primitive(f"out_{aten}", lambda self: self,
                                       node_name="NotImplemented", self=formula)
     return p
+
+
+_NO_DERIVATIVE = {}  # (aten op, number of outputs) -> its Primitive
+
+
+def no_derivative(aten, outputs, inputs):
+    """``outputs`` (computed without autograd) as the results of torch's ``NotImplemented``
+    node linked to those of ``inputs`` that require grad: torch's ops without a derivative
+    formula (histogram, binomial, detach_copy) return outputs that require grad, and a
+    backward through them raises "derivative for aten::<aten> is not implemented". The
+    tuple ``outputs`` as it is with grad mode off or no input requiring grad."""
+    needs = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+    if not (needs and _state.grad):
+        return tuple(outputs)
+    n = len(outputs)
+    p = _NO_DERIVATIVE.get((aten, n))
+    if p is None:
+        def formula():
+            raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+        p = _NO_DERIVATIVE[aten, n] = Primitive(
+            f"no_derivative_{aten}", lambda *tensors, n: tensors[:n] if n > 1 else tensors[0],
+            nout=n, node_name="NotImplemented", tensors=formula)
+    out = p(*outputs, *needs, n=n)
+    return tuple(out) if n > 1 else (out,)
 TAKES_OUT = {
     "elementwise": _ELEMENTWISE.split(),
     "shape": "cat concat concatenate stack hstack vstack column_stack dstack cross".split(),
@@ -203,10 +250,13 @@ TAKES_OUT = {
                   "cumsum cumprod diff norm all any cummax cummin aminmax logcumsumexp "
                   "argmax argmin nanmean nansum").split(),
     "linear_algebra": ("matmul mm bmm dot vdot outer ger inner inverse matrix_power "
-                       "chain_matmul tensordot solve inv det slogdet eigh eigvalsh eig "
-                       "eigvals linalg_svd svdvals linalg_qr linalg_cholesky pinv matrix_norm "
-                       "vector_norm cross multi_dot vecdot addmm addmv addbmm baddbmm mv lstsq "
-                       "norm").split(),
+                       "chain_matmul tensordot linalg_solve inv det slogdet eigh eigvalsh "
+                       "linalg_eig eigvals linalg_svd svdvals linalg_qr linalg_cholesky pinv "
+                       "matrix_norm vector_norm cross multi_dot vecdot addmm addmv addbmm "
+                       "baddbmm mv linalg_lstsq norm cond linalg_matrix_rank cholesky_ex "
+                       "inv_ex solve_ex linalg_lu_solve householder_product orgqr ormqr geqrf "
+                       "tensorinv tensorsolve ldl_factor ldl_factor_ex ldl_solve nuclear_norm "
+                       "frobenius_norm").split(),
     "indexing": ("index_select gather take_along_dim masked_select nonzero sort topk "
                  "kthvalue tril triu diag kron take scatter scatter_add bucketize "
                  "searchsorted index_copy index_add index_reduce scatter_reduce "

@@ -37,12 +37,13 @@ __all__ = ["mark_view", "link_alias", "rebind", "conj_bits", "strided_as", "is_c
 
 
 class _Storage:
-    __slots__ = ("data", "aliases", "cap")
+    __slots__ = ("data", "aliases", "cap", "shared")
 
     def __init__(self, data, first):
         self.data = data
         self.aliases = [weakref.ref(first)]
         self.cap = 16
+        self.shared = False  # Tensor.share_memory_() was called on an alias
 
     def live(self):
         out = [a for a in (r() for r in self.aliases) if a is not None]

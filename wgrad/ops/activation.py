@@ -15,12 +15,12 @@ import jax.numpy as jnp
 
 from .._tensor import _wrap_dim
 from ._primitive import Primitive, holomorphic
-from .elementwise import _real_only, abs, softplus, where
+from .elementwise import _floating_only, _real_only, abs, softplus, where
 
-__all__ = ["softmax", "log_softmax", "selu", "celu", "hardshrink"]
-METHODS = ("softmax", "log_softmax", "hardshrink")
+__all__ = ["softmax", "log_softmax", "selu", "celu", "hardshrink", "prelu"]
+METHODS = ("softmax", "log_softmax", "hardshrink", "prelu")
 FUNCTIONAL = ("softmax", "log_softmax", "softmin", "leaky_relu", "elu", "selu", "celu",
-              "gelu", "silu", "mish", "hardtanh", "relu6", "hardshrink", "softshrink")
+              "gelu", "silu", "mish", "hardtanh", "relu6", "hardshrink", "softshrink", "prelu")
 
 # torch's SELU constants (Klambauer et al., 2017)
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -141,7 +141,7 @@ _celu_prim = Primitive("celu", _elu_fwd, self=_elu_backward)
 
 
 def _elu(input, alpha, scale, name):
-    _real_only(name, input)
+    _floating_only(name, input)
     return _elu_prim(input, alpha=alpha, scale=scale, input_scale=1.0)
 
 
@@ -175,7 +175,9 @@ def celu(input, alpha=1.0):
     >>> wgrad.celu(wgrad.tensor([0., 2.]))
     tensor([0., 2.])
     """
-    _real_only("elu_cpu", input)
+    _floating_only("elu_cpu", input)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _celu_prim(input, alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
 
 
@@ -292,6 +294,34 @@ def relu6(input):
     """
     return hardtanh(input, 0.0, 6.0)
 
+
+
+def prelu(input, weight):
+    """``x`` for ``x > 0``, else ``weight * x``; ``weight`` has one entry or one per channel
+    (dim 1). The gradient at 0 is ``weight``'s side, as torch.
+
+    Examples
+    --------
+    >>> wgrad.prelu(wgrad.tensor([-2., 3.]), wgrad.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{input.dtype.scalar_name} and {weight.dtype.scalar_name}")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    _floating_only("prelu_cpu", input)
+    n = weight.numel()
+    if n != 1:
+        c = input.shape[1] if input.ndim >= 2 else 1
+        if n != c:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {n} and channel size = {c}.")
+        w = weight.reshape((1, c) + (1,) * (input.ndim - 2)) if input.ndim >= 2 else weight
+    else:
+        w = weight.reshape(())
+    return where(input > 0, input, w * input)
 
 
 def hardshrink(input, lambd=0.5):

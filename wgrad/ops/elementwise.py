@@ -419,6 +419,15 @@ def _real_only(name, *tensors):
                                       f"'{t.dtype.scalar_name}'")
 
 
+def _floating_only(name, *tensors):
+    """torch's error where a kernel takes floating tensors only (not complex, integer or
+    bool ones)."""
+    for t in tensors:
+        if isinstance(t, Tensor) and not t.dtype.is_floating_point:
+            raise NotImplementedError(f'"{name}" not implemented for '
+                                      f"'{t.dtype.scalar_name}'")
+
+
 def softplus(input, beta=1.0, threshold=20.0):
     _real_only("softplus_cpu", input)
     return _softplus(input, beta=beta, threshold=threshold)
@@ -647,11 +656,22 @@ def view_as_real(input):
 
 
 def view_as_complex(input):
-    if input.ndim == 0 or input.shape[-1] != 2:
+    if input.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     if input.dtype not in (D.float32, D.float64):
         raise RuntimeError("view_as_complex is only supported for float and double tensors, "
                            f"but got a tensor of scalar type: {input.dtype.name}")
+    if input._view_meta is not None:  # torch's layout checks (a new tensor passes them)
+        strides, offset = input.stride(), input.storage_offset()
+        if strides[-1] != 1:
+            raise RuntimeError("Tensor must have a last dimension with stride 1")
+        if any(s % 2 for s in strides[:-1]):
+            raise RuntimeError("Tensor must have a stride divisible by 2 for all but last "
+                               "dimension")
+        if offset % 2:
+            raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return _view_as_complex(input)
 
 

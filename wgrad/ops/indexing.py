@@ -22,7 +22,8 @@ from .._autograd.grad_mode import _state as _grad_state
 from .._autograd.graph import Error
 from ._primitive import Primitive
 from ._promote import result_type
-from .shape import broadcast_shapes, expand
+from ._views import is_contiguous
+from .shape import as_strided, broadcast_shapes, clone, expand
 
 __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "gather",
            "take_along_dim", "take", "put", "scatter", "scatter_add", "scatter_reduce",
@@ -30,7 +31,8 @@ __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "g
            "argwhere", "unfold", "sort", "argsort", "topk", "kthvalue", "median", "tril",
            "triu", "diag", "diag_embed", "diagonal", "kron", "unique", "unique_consecutive",
            "bincount", "searchsorted", "bucketize", "repeat_interleave", "index_fill",
-           "diagonal_scatter", "select_scatter", "slice_scatter", "unravel_index"]
+           "diagonal_scatter", "select_scatter", "slice_scatter", "unravel_index",
+           "as_strided_scatter"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "take_along_dim",
@@ -39,7 +41,7 @@ METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "ta
            "sort", "argsort", "topk", "kthvalue", "median", "tril", "triu", "diag",
            "diag_embed", "diagonal", "kron", "unique", "unique_consecutive", "bincount",
            "repeat_interleave", "index_fill", "diagonal_scatter", "select_scatter",
-           "slice_scatter")
+           "slice_scatter", "as_strided_scatter")
 
 _ADV = "adv"
 _INT = "int"  # NOTE [Index values are arguments]
@@ -1288,9 +1290,9 @@ def unfold(input, dimension, size, step):
     tensor([[0., 1.],
             [2., 3.]])
     """
-    if input.ndim == 0:
+    if input.ndim == 0:  # torch: the window dim only
         x = input.reshape(1)
-        return unfold(x, _wrap_dim(dimension, 0), size, step)
+        return unfold(x, _wrap_dim(dimension, 0), size, step).reshape(-1)
     d = _wrap_dim(dimension, input.ndim)
     if size > input.shape[d]:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {input.shape[d]} but "
@@ -1632,9 +1634,11 @@ def _scatter_src(input, src, view_shape):
     return src if src.dtype is input.dtype else src.to(input.dtype)
 
 
-def _no_complex_grad(name, input, src):
-    """torch has no complex formulas for slice_scatter and select_scatter."""
-    if input.is_complex() and _grad_state.grad and (input.requires_grad or src.requires_grad):
+def _no_complex_grad(name, input, *others):
+    """torch has no complex formulas for slice_scatter and select_scatter (and, at top level,
+    embedding, conv_tbc, affine_grid_generator): its error where one would be needed."""
+    if input.is_complex() and _grad_state.grad and any(
+            t is not None and t.requires_grad for t in (input,) + others):
         raise RuntimeError(f"{name} does not support automatic differentiation for outputs "
                            f"with complex dtype.")
 
@@ -1703,3 +1707,40 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     rest = [s for k, s in enumerate(input.shape) if k not in (d1, d2)]
     src = _scatter_src(input, src, rest + [n])
     return _diagonal_scatter(input, src, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def _wrong_input_gradient(grad):
+    raise NotImplementedError(
+        "as_strided_scatter: the gradient with respect to input is not implemented, as "
+        "torch 2.13's is wrong (it keeps the gradient where src was written and zeroes the "
+        "rest); the gradient with respect to src is torch's")
+
+
+_input_of_as_strided_scatter = Primitive("as_strided_scatter_input", lambda self: self,
+                                         node_name="AsStridedScatterBackward0",
+                                         self=_wrong_input_gradient)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of ``input`` with ``src`` written where ``input.as_strided(size, stride,
+    storage_offset)`` is (differentiable in ``src``; ``input`` must be contiguous).
+
+    Example
+    -------
+    >>> wgrad.as_strided_scatter(wgrad.zeros(2, 2), wgrad.ones(2), (2,), (3,))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    if not is_contiguous(input):
+        # torch writes through a clone that keeps (some) layouts: its element order
+        raise NotImplementedError("as_strided_scatter of a non-contiguous input is not "
+                                  "supported by wgrad; call .contiguous() on it first")
+    if input.requires_grad and _grad_state.grad:
+        input = _input_of_as_strided_scatter(input)
+    out = clone(input)
+    view = as_strided(out, size, stride, storage_offset)
+    if tuple(src.shape) != tuple(view.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size "
+                           f"= {list(src.shape)}, slice size = {list(view.shape)}")
+    view.copy_(src)
+    return out

@@ -11,6 +11,7 @@
 # version, so a later in-place change of the tensor is caught (NOTE [Saved tensor versions]).
 """
 import math
+import operator
 import warnings
 from weakref import ref as _weakref
 
@@ -18,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
-from .._creation import _random, tensor
+from .._creation import _host_memory, _lock as _rng_lock, _num, _random, _rng, tensor
 from .._tensor import Tensor, _make
 from .._autograd import forward_ad as _fw
 from .._autograd.grad_mode import _state
@@ -29,6 +30,7 @@ from . import linear_algebra as _L
 from . import reduction as _R
 from . import shape as _S
 from ._primitive import OpNode, Primitive
+from ._out import _CPP
 from .compare import _check_tensor
 from ._views import _replay, _write, _write_raw, check_view_inplace, rebind as _rebind
 from ._views import fill_chain, split_chain, write_filled
@@ -58,14 +60,18 @@ __all__ = ([n + "_" for n in _ELEMENTWISE] + [n + "_" for n in _INDEXING] +
            [n + "_" for n in _OTHER] +
            ["copy_", "zero_", "fill_", "normal_", "uniform_", "bernoulli_", "exponential_",
             "asinh_", "acosh_", "atanh_", "fill_diagonal_", "arcsinh_", "arccosh_", "arctanh_",
-            "fill"])
+            "fill", "as_strided_"])
 
 # in-place view ops: Tensor methods only, as in torch
 _VIEW_METHODS = ("transpose_", "t_", "squeeze_", "unsqueeze_", "swapdims_", "swapaxes_",
-                 "as_strided_", "set_", "resize_", "resize_as_")
+                 "set_", "resize_", "resize_as_")
+# torch's in-place random fills and Python callbacks: Tensor methods only
+_METHODS_ONLY = ("random_", "cauchy_", "geometric_", "log_normal_", "apply_", "map_",
+                 "map2_", "resize", "resize_as")
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
-METHODS = tuple(n for n in __all__ if n.endswith("_")) + _VIEW_METHODS  # fill: torch.fill
+METHODS = (tuple(n for n in __all__ if n.endswith("_"))  # fill: torch.fill only
+           + _VIEW_METHODS + _METHODS_ONLY)
 
 _ERR_LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 _ERR_VIEW_LEAF = ("a view of a leaf Variable that requires grad is being used in an in-place "
@@ -446,6 +452,111 @@ def resize_as_(input, the_template, memory_format=None):
     return resize_(input, tuple(the_template.shape))
 
 
+def resize(input, *sizes):
+    """Deprecated (torch warns): ``input`` viewed with ``sizes``, which must keep the
+    number of elements (a copy where the layout has no such view).
+
+    Example
+    -------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     wgrad.arange(4.).resize(2, 2).shape
+    wgrad.Size([2, 2])
+    """
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    return _resize(input, sizes)
+
+
+def resize_as(input, tensor):
+    """Deprecated (torch warns): ``input.resize(tensor.size())``."""
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    return _resize(input, tuple(tensor.shape))
+
+
+def _resize(input, sizes):
+    n = math.prod(sizes)  # a tuple given as one argument makes torch's message too
+    if n != input.numel():
+        shown = "x".join(str(s) for s in sizes)
+        raise RuntimeError(f"requested resize to {shown} ({n} elements in total), but the "
+                           f"given tensor has a size of {'x'.join(map(str, input.shape))} "
+                           f"({input.numel()} elements). autograd's resize can only change "
+                           f"the shape of a given tensor, while preserving the number of "
+                           f"elements. ")
+    return _S.reshape(input, sizes)
+
+
+# ======================================================================================
+# Python callbacks: apply_, map_, map2_ (host-side loops, no autograd, as torch's)
+# ======================================================================================
+
+def _scalar_caster(d):
+    """How torch unpacks a callback's Python result into an element of dtype ``d``."""
+    if d is D.bool:
+        return bool
+    if d.is_complex:
+        return complex
+    if d.is_floating_point:
+        def to_float(v):
+            if isinstance(v, (str, bytes)) or not hasattr(v, "__float__"):
+                raise TypeError(f"must be real number, not {type(v).__name__}")
+            return float(v)
+        return to_float
+    return lambda v: int(v) if isinstance(v, float) else operator.index(v)
+
+
+def _callback(name, input, others, fn):
+    if input.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+    arrays = [np.asarray(input._data)]
+    for arg, t in others:
+        if t.dtype is not input.dtype:
+            raise TypeError(f"{name}: expected {input.type()} for {arg} (got {t.type()})")
+        arrays.append(np.asarray(_S.expand(t, tuple(input.shape))._data))
+    cast = _scalar_caster(input.dtype)
+    flat = [a.reshape(-1).tolist() for a in arrays]
+    out = np.array([cast(fn(*vs)) for vs in zip(*flat)], dtype=input._data.dtype)
+    new = _make(jnp.asarray(out.reshape(input._data.shape)))
+    return _apply(input, lambda s: new)
+
+
+def apply_(input, callable):  # noqa: A002  (torch's parameter name)
+    """Replace each element ``x`` of ``input`` (a tensor that does not require grad) by
+    ``callable(x)``, in place; slow, as torch's, and run on the host.
+
+    Example
+    -------
+    >>> wgrad.tensor([1, 2]).apply_(lambda x: x * 10)
+    tensor([10, 20])
+    """
+    return _callback("apply_", input, (), callable)
+
+
+def map_(input, tensor, callable):  # noqa: A002
+    """Replace each element ``x`` of ``input`` by ``callable(x, y)``, ``y`` the element of
+    ``tensor`` (broadcast to ``input``'s shape, of its dtype) at the same place.
+
+    Example
+    -------
+    >>> wgrad.tensor([1., 2.]).map_(wgrad.tensor([10.]), lambda x, y: x + y)
+    tensor([11., 12.])
+    """
+    return _callback("map_", input, (("'other'", tensor),), callable)
+
+
+def map2_(input, x, y, callable):  # noqa: A002
+    """``map_`` with two tensors: ``callable(a, b, c)`` of the elements of ``input``, ``x``
+    and ``y`` at each place.
+
+    Example
+    -------
+    >>> wgrad.zeros(2).map2_(wgrad.ones(2), wgrad.tensor([1., 2.]), lambda a, b, c: b + c)
+    tensor([2., 3.])
+    """
+    return _callback("map2_", input, (("argument 'x'", x), ("argument 'y'", y)), callable)
+
+
 # ======================================================================================
 # copy_, zero_, fill_, __setitem__
 # ======================================================================================
@@ -622,7 +733,10 @@ def _refill(name, node_name):
 
 _REFILL = {n: _refill(n, b) for n, b in (
     ("normal", "NormalBackward0"), ("uniform", "UniformBackward0"),
-    ("bernoulli", "BernoulliBackward2"), ("exponential", "ExponentialBackward0"))}
+    ("bernoulli", "BernoulliBackward2"), ("exponential", "ExponentialBackward0"),
+    ("cauchy", "CauchyBackward0"), ("geometric", "GeometricBackward0"),
+    ("log_normal", "LogNormalBackward0"), ("random_from_to", "RandomBackward0"),
+    ("random_to", "RandomBackward1"), ("random", "RandomBackward2"))}
 
 
 def _fill_random(input, name, draw, scale, generator, finish):
@@ -688,6 +802,190 @@ def bernoulli_(input, p=0.5, *, generator=None):
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     return _fill_random(input, "bernoulli", np.random.Generator.random, 1, generator,
                         lambda a: a < p)
+
+
+def cauchy_(input, median=0, sigma=1, *, generator=None):
+    """Fill ``input`` in place with samples of the Cauchy distribution
+    ``median + sigma * tan(pi * (U - 1/2))``.
+
+    Example
+    -------
+    >>> wgrad.zeros(2).cauchy_(generator=None).shape
+    wgrad.Size([2])
+    """
+    if not input.is_floating_point():
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{_CPP[input.dtype.name]}")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    return _fill_random(input, "cauchy", np.random.Generator.standard_cauchy, 1, generator,
+                        lambda a: a * sigma + median)
+
+
+def log_normal_(input, mean=1, std=2, *, generator=None):
+    """Fill ``input`` in place with samples of ``exp(N(mean, std**2))``.
+
+    Example
+    -------
+    >>> bool((wgrad.zeros(3).log_normal_() > 0).all())
+    True
+    """
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"log_normal_cpu" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    return _fill_random(input, "log_normal", np.random.Generator.standard_normal, 1,
+                        generator, lambda a: jnp.exp(a * std + mean))
+
+
+def geometric_(input, p, *, generator=None):
+    """Fill ``input`` in place with the number of Bernoulli(``p``) trials up to the first
+    success (1, 2, ...), in ``input``'s dtype.
+
+    Example
+    -------
+    >>> bool((wgrad.zeros(3, dtype=wgrad.int64).geometric_(0.5) >= 1).all())
+    True
+    """
+    d = input.dtype
+    if d.is_complex or d is D.bool:
+        raise NotImplementedError(f"\"geometric_cpu\" not implemented for '{d.scalar_name}'")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    return _draw_into(input, "geometric", generator, lambda rng, shape: rng.geometric(p, shape))
+
+
+def _draw_into(input, name, generator, draw):
+    """Fill ``input`` with ``draw(rng, shape)`` (numbers on the host) cast to its dtype."""
+    shape = tuple(input.shape)
+    with _rng_lock, _host_memory(shape, input.dtype):
+        a = draw(_rng(generator), shape)
+    src = _make(jnp.asarray(np.asarray(a).astype(input._data.dtype)))
+    return _apply(input, lambda s: _REFILL[name](s, src))
+
+
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+_ERR_RANDOM_ARGS = (
+    "random_() received an invalid combination of arguments - got ({}), but expected one of:\n"
+    " * (*, torch.Generator generator = None)\n"
+    " * (int from, int to, *, torch.Generator generator = None)\n"
+    " * (int to, *, torch.Generator generator = None)\n")
+
+
+def _cast_int(v, dt):
+    """``v`` through ``dt`` and back to an integer, as C++'s casts do on x86 (a value out
+    of the int64 range, inf included, gives the lowest int64)."""
+    f = float(np.asarray(v, np.int64).astype(dt).astype(np.float64))
+    return int(f) if _INT64[0] <= f < 2.0 ** 63 else _INT64[0]
+
+
+def _float_from(v, dt, digits):
+    """torch's update_from: the least int >= ``v`` that stays >= it after the cast."""
+    up = _cast_int(v + 1, dt)
+    return up + (1 << (abs(v + 1).bit_length() - 1 - digits + 1)) if up < v else v
+
+
+def _float_to(v, dt, digits):
+    """torch's update_to: the greatest ``to`` whose ``to - 1`` stays below it after the
+    cast."""
+    down = _cast_int(v - 1, dt)
+    return down - (1 << (abs(v - 1).bit_length() - 1 - digits + 1)) if down >= v else v
+
+
+def _check_random_range(lo, hi, d):
+    """torch's check of ``[lo, hi]`` against ``d``'s range (and its warning where a float
+    dtype cannot hold every integer of it)."""
+    cpp = _CPP[d.name]
+    info = jnp.finfo(d.np) if d.is_floating_point else np.iinfo(d.np) if d is not D.bool \
+        else None
+    low, high = (0, 1) if info is None else (float(info.min), float(info.max)) \
+        if d.is_floating_point else (int(info.min), int(info.max))
+    for v, name in ((lo, "from"), (hi, "to - 1")):
+        if not low <= v <= high:
+            raise RuntimeError(f"{name} is out of bounds for {cpp}")
+    if d.is_floating_point:
+        digits = info.nmant + 1
+        for v, name in ((lo, "from"), (hi, "to - 1")):
+            if not -(1 << digits) <= v <= 1 << digits:
+                warnings.warn(f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
+                              f"precision limitations {cpp} can support discrete uniform "
+                              f"distribution only within this range. This warning will "
+                              f"become an error in version 1.7 release, please fix the code "
+                              f"in advance", UserWarning, stacklevel=4)
+
+
+def _random_bounds(d, args, kwargs):
+    """``(lo, hi, node)``: the inclusive range of ``random_(*args, **kwargs)`` on a tensor
+    of dtype ``d`` and the name of its node, with torch's checks."""
+    if len(args) > 2:
+        raise TypeError(f"random_() takes 2 positional arguments but {len(args)} were given")
+    given = list(args) + [kwargs[k] for k in ("from", "to") if k in kwargs]
+    n = len(given)
+    bad = [v for v in given[:1] if not isinstance(v, int) or isinstance(v, bool)]
+    bad += [v for v in given[1:] if v is not None and (not isinstance(v, int) or
+                                                       isinstance(v, bool))]
+    if bad or (n == 1 and given[0] is None) or set(kwargs) - {"from", "to"} or n > 2:
+        got = ", ".join(type(v).__name__ for v in args)
+        if kwargs:
+            got = (got + ", " if got else "") + "".join(
+                f"{k}={type(v).__name__}, " for k, v in kwargs.items())
+        raise TypeError(_ERR_RANDOM_ARGS.format(got))
+    if d.is_complex:
+        if n == 0:
+            raise NotImplementedError(f'"random_kernel_cpu" not implemented for '
+                                      f"'{d.scalar_name}'")
+        what = "random_from_to_impl" if n == 2 and given[1] is None else "check_random_bounds"
+        raise RuntimeError(f"{what} handles only integral, floating-point and boolean types")
+    digits = jnp.finfo(d.np).nmant + 1 if d.is_floating_point else None
+    if n == 0:
+        hi = 1 if d is D.bool else 1 << digits if digits else int(np.iinfo(d.np).max)
+        return 0, hi, "random"
+    lo, to = (0, given[0]) if n == 1 else given
+    if to is not None:
+        if lo >= to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={lo} >= to={to}")
+        if digits:
+            lo, to = _float_from(lo, d.np, digits), _float_to(to, d.np, digits)
+            if lo >= to:
+                raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than "
+                                   f"'to' casted to dtype, but got from={lo} >= to={to}")
+        _check_random_range(lo, to - 1, d)
+        return lo, to - 1, "random_to" if n == 1 else "random_from_to"
+    if lo == _INT64[0]:  # all 64-bit integers
+        if d not in (D.int64, D.float64, D.float32, D.bfloat16):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, "
+                               "double, float and bfloat16")
+        return lo, _INT64[1], "random_from_to"
+    if digits:
+        hi = min(1 << digits, _INT64[1])
+        lo = _float_from(lo, d.np, digits)
+        if lo >= hi:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or "
+                               f"equal to 'to_inc' casted to dtype, but got from={lo} > "
+                               f"to_inc={hi}")
+    else:
+        hi = 1 if d is D.bool else int(np.iinfo(d.np).max)
+    _check_random_range(lo, hi, d)
+    return lo, hi, "random_from_to"
+
+
+def random_(input, *args, generator=None, **kwargs):
+    """Fill ``input`` in place with integers drawn uniformly: ``random_(from, to)`` from
+    ``[from, to)`` (``to=None``: up to the dtype's largest), ``random_(to)`` from
+    ``[0, to)``, ``random_()`` from ``[0, 2**mantissa]`` for a floating dtype (every such
+    integer is exact) and ``[0, max]`` for an integer one; torch's bounds checks.
+
+    Example
+    -------
+    >>> bool(((wgrad.zeros(8).random_(2, 5) >= 2) & (wgrad.zeros(8).random_(5) < 5)).all())
+    True
+    """
+    lo, hi, node = _random_bounds(input.dtype, args, kwargs)
+    return _draw_into(input, node, generator, lambda rng, shape: rng.integers(
+        lo, hi, shape, dtype=np.int64, endpoint=True))
 
 
 def exponential_(input, lambd=1, *, generator=None):

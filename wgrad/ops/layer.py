@@ -381,14 +381,21 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
     _real_only("GroupNormKernelImpl", input)
-    g = input.reshape((n, num_groups, -1))
-    g = (g - mean(g, 2, keepdim=True)) * (var(g, 2, keepdim=True, correction=0) + eps).rsqrt()
-    out = g.reshape(tuple(input.shape))
+    return _group_norm(input, num_groups, weight, bias, eps)[0]
+
+
+def _group_norm(input, num_groups, weight, bias, eps):
+    """``(out, mean, rstd)``, the statistics per sample and group ``(N, num_groups, 1)``
+    (torch's native_group_norm returns all three, differentiable)."""
+    g = input.reshape((input.shape[0], num_groups, -1))
+    mu = mean(g, 2, keepdim=True)
+    rstd = (var(g, 2, keepdim=True, correction=0) + eps).rsqrt()
+    out = ((g - mu) * rstd).reshape(tuple(input.shape))
     if weight is not None:
         out = out * _channel(weight, input.ndim)
     if bias is not None:
         out = out + _channel(bias, input.ndim)
-    return out
+    return out, mu, rstd
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -402,13 +409,26 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     >>> wgrad.nn.functional.instance_norm(wgrad.tensor([[[1., 3.]]]))
     tensor([[[-1.0000,  1.0000]]])
     """
-    dims = tuple(range(2, input.ndim))
-    _real_only("batch_norm", input)
     if use_input_stats:
         sp = input.numel() // (input.shape[0] * input.shape[1]) if input.numel() else 0
         if sp == 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got input "
                              f"size torch.Size({list(input.shape)})")
+    return _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                          momentum, eps)
+
+
+def _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum,
+                   eps):
+    """:func:`instance_norm` without the functional form's check of the spatial size
+    (torch.instance_norm has none)."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    dims = tuple(range(2, input.ndim))
+    _real_only("batch_norm", input)
+    if use_input_stats:
+        sp = input.numel() // (input.shape[0] * input.shape[1]) if input.numel() else 0
         mu = mean(input, dims, keepdim=True)
         v = var(input, dims, keepdim=True, correction=0)
         with no_grad():
@@ -480,14 +500,22 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
     c = input.shape[1]
-    if training:
-        n = input.numel() // c if c else 0
-        if n == 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got "
-                             f"input size torch.Size({list(input.shape)})")
-    elif running_mean is None:
+    if training and c and input.numel() // c == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got "
+                         f"input size torch.Size({list(input.shape)})")
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum,
+                       eps)[0]
+
+
+def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    """``(out, mean, var)`` (the statistics used, shaped to broadcast over ``input``):
+    :func:`batch_norm` without the functional form's check of the batch size
+    (torch.batch_norm and native_batch_norm have none)."""
+    c = input.shape[1]
+    n = input.numel() // c if c else 0
+    if not training and running_mean is None:
         raise RuntimeError("running_mean must be defined in evaluation mode")
-    elif running_var is None:
+    if not training and running_var is None:
         raise RuntimeError("running_var must be defined in evaluation mode")
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
@@ -508,7 +536,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     running_var.copy_((1 - momentum) * running_var + momentum * unbiased)
     else:
         mu, v = _channel(running_mean, input.ndim), _channel(running_var, input.ndim)
-    return _normalized(input, mu, v, eps, weight, bias)
+    return _normalized(input, mu, v, eps, weight, bias), mu, v
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

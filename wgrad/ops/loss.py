@@ -725,8 +725,18 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    _check_triplet_dims(anchor, positive, negative)
     return _triplet(lambda u, v: pairwise_distance(u, v, p, eps), anchor, positive, negative,
                     margin, swap, reduction)
+
+
+def _check_triplet_dims(anchor, positive, negative):
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs")
 
 
 def _triplet(distance, anchor, positive, negative, margin, swap, reduction):

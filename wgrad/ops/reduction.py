@@ -21,6 +21,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
 from .._autograd.grad_mode import _state
+from ._out import _CPP, no_derivative
 from ._primitive import Primitive, name_by_op
 from .indexing import _gather_prim, scatter_add
 from . import elementwise
@@ -33,13 +34,15 @@ __all__ = ["sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmi
            "trapezoid", "trapz", "cumulative_trapezoid", "norm", "vector_norm",
            "count_nonzero", "all", "any", "nansum",
            "nanmean", "cummax", "cummin", "logcumsumexp", "aminmax", "cov", "corrcoef",
-           "quantile", "nanquantile", "mode", "msort", "histc", "renorm", "combinations"]
+           "quantile", "nanquantile", "mode", "msort", "histc", "renorm", "combinations",
+           "histogram", "histogramdd", "gradient"]
 
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "var",
            "std", "logsumexp", "cumsum", "cumprod", "diff", "norm", "count_nonzero", "all",
            "any", "nansum", "nanmean", "cummax", "cummin", "logcumsumexp", "aminmax", "cov",
-           "corrcoef", "quantile", "nanquantile", "mode", "msort", "histc", "renorm")
+           "corrcoef", "quantile", "nanquantile", "mode", "msort", "histc", "renorm",
+           "histogram")
 
 
 def _axes(dim, ndim):
@@ -1402,3 +1405,276 @@ def combinations(input, r=2, with_replacement=False):
             itertools.combinations)
     idx = np.array(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1)
     return input.index_select(0, _make(jnp.asarray(idx))).reshape(-1, r)
+
+
+# ======================================================================================
+# histogram, histogramdd (host-side counts, no derivative) and gradient (differentiable,
+# built from slices and arithmetic)
+# ======================================================================================
+
+_Histogram = _results(["hist", "bin_edges"], "histogram")
+_Histogramdd = _results(["hist", "bin_edges"], "histogramdd")
+
+
+def _torch_linspace(lo, hi, n, dt):
+    """torch's CPU linspace in ``dt``: from the start for the first half, from the end for
+    the second, so both ends are exact."""
+    start, end = dt.type(lo), dt.type(hi)
+    step = (end - start) / dt.type(n - 1) if n > 1 else dt.type(0)
+    i = np.arange(n)
+    head = start + step * i.astype(dt)
+    tail = end - step * (n - 1 - i).astype(dt)
+    return np.where(i < n // 2, head, tail).astype(dt)
+
+
+def _hist_edges(x, bins, rng):
+    """The bin edges of each of the ``x.shape[-1]`` dims (numpy arrays), torch's checks."""
+    ndim, dt = x.shape[-1], x.dtype
+    if isinstance(bins, int):
+        bins = [bins] * ndim
+    if bins and builtins.all(isinstance(b, Tensor) for b in bins):
+        if len(bins) != ndim:
+            raise RuntimeError(f"torch.histogramdd: expected {ndim} sequences of bin edges for "
+                               f"a {ndim}-dimensional histogram but got {len(bins)}")
+        edges = []
+        for i, b in enumerate(bins):
+            if b.ndim != 1:
+                raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, "
+                                   f"but got {b.ndim} dimensions in the bins tensor for "
+                                   f"dimension {i}")
+            if b.numel() < 2:
+                raise RuntimeError(f"torch.histogram(): bins must be > 0, but got "
+                                   f"{b.numel() - 1} for dimension {i}")
+            if b.dtype.np != dt:
+                raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should "
+                                   f"have the same dtype, but got input with dtype "
+                                   f"{_CPP[D.from_np(dt).name]} and bins for dimension {i} "
+                                   f"with dtype {_CPP[b.dtype.name]}")
+            edges.append(np.asarray(b.detach()._data))
+        return edges
+    if len(bins) != ndim:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    for i, b in enumerate(bins):
+        if b <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for "
+                               f"dimension {i}")
+    if rng is not None and len(rng) != 2 * ndim:
+        raise RuntimeError(f"torch.histogramdd: for a {ndim}-dimensional histogram range "
+                           f"should have {2 * ndim} elements, but got {len(rng)}")
+    edges = []
+    for i, b in enumerate(bins):
+        if rng is not None:
+            lo, hi = float(rng[2 * i]), float(rng[2 * i + 1])
+        elif x.shape[0]:
+            lo, hi = float(x[:, i].min()), float(x[:, i].max())
+        else:
+            lo, hi = 0.0, 1.0
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                               f"{lo:g} max {hi:g} for dimension {i}")
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension {i}'s range [{lo:g}, {hi:g}] "
+                               f"is not finite")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(_torch_linspace(lo, hi, b + 1, dt))
+    return edges
+
+
+def _hist_counts(input, bins, rng, weight, density):
+    """``(hist, edges)`` as numpy arrays of the histogram of ``input``'s rows (its last dim
+    names the coordinates): each value falls in the bin whose left edge is the last one
+    <= it (the last bin holds its right edge too); values outside the edges and NaN drop."""
+    d = input.dtype
+    if d not in (D.float32, D.float64):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{d.scalar_name}'")
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    x = np.asarray(input.detach()._data).reshape(-1, input.shape[-1])
+    w = None
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape[:-1]):
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should "
+                               f"have the same shape as the input tensor excluding its "
+                               f"innermost dimension, but got input with shape "
+                               f"{list(input.shape)} and weight with shape "
+                               f"{list(weight.shape)}")
+        if weight.dtype is not d:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor "
+                               f"and weight tensor should have the same dtype, but got "
+                               f"input({_CPP[d.name]}), and weight({_CPP[weight.dtype.name]})")
+        w = np.asarray(weight.detach()._data).reshape(-1)
+    edges = _hist_edges(x, bins, rng)
+    keep = np.ones(x.shape[0], bool)
+    flat = np.zeros(x.shape[0], np.int64)
+    for i, e in enumerate(edges):
+        col = x[:, i]
+        keep &= (col >= e[0]) & (col <= e[-1])
+        pos = np.minimum(np.searchsorted(e, col, side="right") - 1, e.size - 2)
+        flat = flat * (e.size - 1) + np.clip(pos, 0, None)
+    shape = tuple(e.size - 1 for e in edges)
+    hist = np.bincount(flat[keep], None if w is None else w[keep].astype(np.float64),
+                       minlength=math.prod(shape)).astype(np.float64).reshape(shape)
+    if density:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hist = hist / hist.sum()
+            for i, e in enumerate(edges):
+                hist = hist / np.diff(e.astype(np.float64)).reshape(
+                    (-1,) + (1,) * (len(edges) - i - 1))
+    return hist.astype(x.dtype), edges
+
+
+def _check_bins(name, bins, sequences):
+    """torch's error for ``bins`` of another type than an int, a tensor, or (with
+    ``sequences``) a list of either."""
+    kinds = (int, Tensor, list, tuple) if sequences else (int, Tensor)
+    if isinstance(bins, builtins.bool) or not isinstance(bins, kinds):
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got (Tensor, "
+            f"{type(bins).__name__}), but expected one of:\n"
+            f" * (Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
+            f"tuple of Tensors out = None)\n"
+            f" * (Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight "
+            f"= None, bool density = False, tuple of Tensors out = None)\n")
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
+    """The histogram of ``input``'s values: ``bins`` equal bins over ``range`` (default: the
+    data's range), or the bins between the edges of a 1-D tensor ``bins``; each value is
+    counted (or adds its ``weight``) in the bin ``[e_i, e_i+1)`` holding it, the last bin
+    holding its right edge. ``density`` divides by the total and the bin widths. Returns
+    ``(hist, bin_edges)``; no derivative, as torch.
+
+    Example
+    -------
+    >>> wgrad.histogram(wgrad.tensor([1., 2., 1., 4.]), 3).hist
+    tensor([2., 1., 1.])
+    """
+    _check_bins("histogram", bins, False)
+    if range is not None and len(range) != 2:
+        raise RuntimeError(f"torch.histogramdd: for a 1-dimensional histogram range should "
+                           f"have 2 elements, but got {len(range)}")
+    col = input.reshape(-1, 1)
+    hist, edges = _hist_counts(col, [bins] if isinstance(bins, Tensor) else bins,
+                               range, None if weight is None else weight.reshape(-1), density)
+    out = (_make(jnp.asarray(hist)), _make(jnp.asarray(edges[0])))
+    return _Histogram(*no_derivative("histogram", out, (input, weight, bins)))
+
+
+def histogramdd(input, bins, range=None, weight=None, density=False):  # noqa: A002
+    """The ``D``-dimensional histogram of the points in ``input`` (its last dim of size
+    ``D`` holds their coordinates): ``bins`` an int, ``D`` ints or ``D`` 1-D tensors of
+    edges; otherwise as :func:`histogram`. Returns ``(hist, bin_edges)`` with one tensor
+    of edges per dim.
+
+    Example
+    -------
+    >>> wgrad.histogramdd(wgrad.tensor([[0., 0.], [1., 1.]]), [2, 1]).hist
+    tensor([[1.],
+            [1.]])
+    """
+    _check_bins("histogramdd", bins, True)
+    if isinstance(bins, (list, tuple)):
+        bins = list(bins)
+    hist, edges = _hist_counts(input, bins, range, weight, density)
+    tensors = isinstance(bins, list) and bins and isinstance(bins[0], Tensor)
+    aten = "_histogramdd_from_bin_tensors" if tensors else "_histogramdd_from_bin_cts"
+    srcs = (input, weight, *(bins if tensors else ()))
+    hist = no_derivative(aten, (_make(jnp.asarray(hist)),), srcs)[0]
+    edges = no_derivative("_histogramdd_bin_edges", tuple(_make(jnp.asarray(e))
+                                                          for e in edges), srcs)
+    return _Histogramdd(hist, tuple(edges))
+
+
+def _coefficients_shape(ndim, d, n):
+    return (1,) * d + (n,) + (1,) * (ndim - d - 1)
+
+
+def _gradient_along(f, d, h, edge_order):
+    """The derivative of ``f`` along dim ``d``: central differences inside, one-sided ones
+    of order ``edge_order`` at the ends; ``h`` a number (uniform spacing) or a 1-D tensor
+    of coordinates (numpy's second-order formulas for uneven spacing)."""
+    n = f.shape[d]
+
+    def part(start, length):
+        return narrow(f, d, start, length)
+
+    if not isinstance(h, Tensor):
+        inner = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first = (part(1, 1) - part(0, 1)) / h
+            last = (part(n - 1, 1) - part(n - 2, 1)) / h
+        else:
+            first = (part(0, 1) * -1.5 + part(1, 1) * 2 - part(2, 1) * 0.5) / h
+            last = (part(n - 3, 1) * 0.5 - part(n - 2, 1) * 2 + part(n - 1, 1) * 1.5) / h
+        return cat([first, inner, last], d)
+    dx = (h[1:] - h[:-1]).reshape(_coefficients_shape(f.ndim, d, n - 1))
+    a, b = narrow(dx, d, 0, n - 2), narrow(dx, d, 1, n - 2)
+    inner = (part(0, n - 2) * (-b / (a * (a + b))) + part(1, n - 2) * ((b - a) / (a * b))
+             + part(2, n - 2) * (a / (b * (a + b))))
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) / narrow(dx, d, 0, 1)
+        last = (part(n - 1, 1) - part(n - 2, 1)) / narrow(dx, d, n - 2, 1)
+    else:
+        a, b = narrow(dx, d, 0, 1), narrow(dx, d, 1, 1)
+        first = (part(0, 1) * (-(2 * a + b) / (a * (a + b))) + part(1, 1) * ((a + b) / (a * b))
+                 + part(2, 1) * (-a / (b * (a + b))))
+        a, b = narrow(dx, d, n - 3, 1), narrow(dx, d, n - 2, 1)
+        last = (part(n - 3, 1) * (b / (a * (a + b))) + part(n - 2, 1) * (-(a + b) / (a * b))
+                + part(n - 1, 1) * ((2 * b + a) / (b * (a + b))))
+    return cat([first, inner, last], d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """The derivative of ``input`` along each of the dims ``dim`` (default: all), as a
+    tuple: central differences inside, one-sided differences of order ``edge_order`` (1 or
+    2) at the ends. ``spacing`` is the distance between samples (a number, one per dim)
+    or, per dim, a 1-D tensor of sample coordinates. Differentiable.
+
+    Example
+    -------
+    >>> wgrad.gradient(wgrad.tensor([1., 2., 4., 8.]))
+    (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
+    """
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    given = dim is not None
+    dims = (_dims(dim, input.ndim, unique=True) if given else tuple(builtins.range(
+        input.ndim)))
+    if spacing is None:
+        spacing = 1
+    if isinstance(spacing, (list, tuple)):
+        spacing = list(spacing)
+        if len(spacing) != len(dims):
+            if not given:
+                raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a "
+                                   f"scalar, or a list of length equal to 'self.dim() = "
+                                   f"{input.ndim}', since dim argument was not given, but "
+                                   f"got a list of length {len(spacing)}")
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar "
+                               f"or it's spacing and dim arguments to have the same length, "
+                               f"but got a spacing argument of length {len(spacing)} and a "
+                               f"dim argument of length {len(dims)}.")
+        if builtins.any(isinstance(h, Tensor) for h in spacing) and not builtins.all(
+                isinstance(h, Tensor) for h in spacing):
+            raise TypeError("gradient(): spacing must be numbers or tensors, not a mix")
+    elif isinstance(spacing, Tensor):
+        raise TypeError("gradient(): argument 'spacing' must be a number or a tuple of "
+                        "numbers or of tensors, not Tensor")
+    else:
+        spacing = [spacing] * len(dims)
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    for d, h in zip(dims, spacing):
+        if isinstance(h, Tensor):
+            if h.ndim != 1:
+                raise RuntimeError(f"torch.gradient expected each element of spacing to have "
+                                   f"one dimension, but got an element with {h.ndim} "
+                                   f"dimensions!")
+            if h.shape[0] != input.shape[d]:
+                raise RuntimeError(f"torch.gradient: the coordinates of dimension {d} have "
+                                   f"{h.shape[0]} elements, not its size {input.shape[d]}")
+    return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, spacing))

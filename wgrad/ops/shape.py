@@ -3,13 +3,14 @@ rot90, repeat, pad, meshgrid, block_diag, torch.cross; dtype casts and clone."""
 import builtins
 import operator
 import warnings
+import weakref
 
 import jax.numpy as jnp
 from jax import lax
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Size, Tensor, _make, _wrap_dim
+from .._tensor import Size, Tensor, _Fields, _make, _wrap_dim
 from ._primitive import Primitive, name_by_op
 from ._promote import result_type
 from ._transfer import to_device as _to_device
@@ -37,7 +38,7 @@ METHODS = ("reshape", "view", "flatten", "unflatten", "transpose", "swapaxes", "
            "as_strided",
            "roll", "repeat", "tile", "to", "clone", "contiguous", "sum_to_size", "narrow",
            "select", "view_as", "reshape_as", "ravel", "tensor_split", "hsplit", "vsplit",
-           "dsplit", "rot90", "diagflat", "cross")
+           "dsplit", "rot90", "diagflat", "cross", "dim_order", "as_subclass")
 
 
 def _dims(dims, ndim, unique=False):
@@ -148,6 +149,84 @@ def clone(input, *, memory_format=None):
 def contiguous(input, memory_format=None):
     """``input`` if its layout is row-major, else a copy (NOTE [Strides without strides])."""
     return input if is_contiguous(input) else _clone(input)
+
+
+def _dense_in(shape, strides, inner_first):
+    """Whether the layout is dense with its dims nested as ``inner_first`` orders them
+    (torch's contiguity rule: sizes of 1 do not count)."""
+    if 0 in shape:
+        return True
+    expect = 1
+    for d in inner_first:
+        if shape[d] != 1:
+            if strides[d] != expect:
+                return False
+            expect *= shape[d]
+    return True
+
+
+def _stride_order(shape, strides, a, b):
+    """1 if dim ``a`` is inside dim ``b`` in memory, -1 if outside, 0 if the strides leave
+    it open (a stride 0, or equal strides without a longer ``a``): torch's comparison."""
+    sa, sb = strides[a], strides[b]
+    if sa == 0 or sb == 0:
+        return 0
+    if sa == sb:
+        return 1 if shape[a] > shape[b] else 0
+    return -1 if sb > sa else 1
+
+
+def dim_order(input, *, ambiguity_check=False):
+    """The dims of ``input`` from the outermost in memory to the innermost, read off its
+    strides (NOTE [Strides without strides]) by torch's rule: dims the strides do not order
+    (size 1, stride 0) keep their place; ``ambiguity_check=True`` raises where the order is
+    not unique.
+
+    Example
+    -------
+    >>> wgrad.ones(2, 3, 4).permute(2, 0, 1).dim_order()
+    (1, 2, 0)
+    """
+    if not isinstance(ambiguity_check, bool):
+        raise NotImplementedError("dim_order(ambiguity_check=<memory formats>) is not "
+                                  "supported by wgrad")
+    shape, strides = tuple(input.shape), input.stride()
+    n = len(shape)
+    if ambiguity_check and 1 in shape:
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to "
+                           "exact one of the given memory formats.")
+    flat = _dense_in(shape, strides, range(n - 1, -1, -1))
+    last = n == 4 and _dense_in(shape, strides, (1, 3, 2, 0))
+    if n > 1 and (flat == last or ambiguity_check) and (1 in shape or 0 in shape) and (
+            input._view_meta is not None and input._view_meta.chain):
+        # torch's answer reads the strides of dims of size 1 (or of an empty tensor),
+        # which wgrad keeps only for a tensor that is no view (NOTE [Strides without
+        # strides]: there they are torch's row-major ones)
+        raise NotImplementedError("dim_order(): the order of this view depends on strides "
+                                  "of its size-1 (or empty) dims, which wgrad does not keep")
+    if ambiguity_check and any(strides[k] == strides[k + 1] for k in range(n - 1)):
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to "
+                           "exact one of the given memory formats.")
+    if n < 2:
+        return tuple(range(n))
+    if flat != last:
+        return tuple(range(n)) if flat else (0, *range(2, n), 1)
+    # an insertion sort from the innermost dim that moves a dim only past dims it is
+    # known to be inside of
+    order = list(range(n - 1, -1, -1))
+    for i in range(1, n):
+        j = i
+        for k in range(i - 1, -1, -1):
+            c = _stride_order(shape, strides, order[k], order[j])
+            if c > 0:
+                order[k], order[j] = order[j], order[k]
+                j = k
+            elif c < 0:
+                break
+    if ambiguity_check and any(_stride_order(shape, strides, order[k], order[k + 1]) != -1
+                               for k in range(n - 1)):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(order[::-1])
 
 
 def _sum_to_fwd(self, *, shape):
@@ -309,6 +388,36 @@ def as_strided(input, size, stride, storage_offset=None):
 
 def _alias(t):
     return link_alias(t, _make(t._data))
+
+
+_FIELDS = tuple(n for n in _Fields.__slots__ if n != "__weakref__")
+
+
+def as_subclass(input, cls):
+    """``input`` as an instance of ``cls`` (a Tensor subclass): a view of it, attached to
+    the graph as torch's ``AliasBackward0`` is (wgrad's node: ``ViewBackward0``).
+
+    Example
+    -------
+    >>> class Mine(wgrad.Tensor):
+    ...     pass
+    >>> type(wgrad.ones(2).as_subclass(Mine)).__name__
+    'Mine'
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    shape = tuple(input.shape)
+    r = _reshape(input, shape=shape) if input.requires_grad else _alias(input)
+    if cls is Tensor:
+        return r
+    out = object.__new__(cls)
+    for name in _FIELDS:  # the slots themselves: a pending value stays so in lazy mode
+        field = _Fields.__dict__[name]
+        field.__set__(out, field.__get__(r))
+    storage = r._view_meta.storage
+    storage.aliases.append(weakref.ref(out))  # r's own entry goes with r
+    return out
 
 
 def view(input, *shape):
