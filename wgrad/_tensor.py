@@ -188,6 +188,10 @@ class Tensor(_Fields):
     is_sparse = is_sparse_csr = is_quantized = is_meta = is_mkldnn = is_nested = is_xpu = \
         is_mps = is_vulkan = is_ipu = is_xla = is_mtia = is_maia = property(lambda self: False)
 
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """This tensor (already dense): itself, or a copy in ``dtype``."""
+        return self if dtype is None or dtype is self.dtype else self.to(dtype)
+
     def is_pinned(self, device=None):
         """False: JAX has no pinned host buffers."""
         return False

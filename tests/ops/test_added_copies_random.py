@@ -139,6 +139,13 @@ VALUES = {
         T.is_storage([1.]), str(T.get_default_device()), T.is_autocast_enabled(),
         T.is_autocast_enabled("cpu"), str(T.get_autocast_dtype("cpu")).split(".")[1],
         str(T.get_autocast_dtype("cuda")).split(".")[1])],
+    # to_dense of a strided tensor: itself, or a copy in a dtype (with its gradient)
+    "to_dense": lambda T: (lambda x: [np.array(x.to_dense() is x),
+                                      np.array(x.to_dense(masked_grad=True) is x),
+                                      x.to_dense(T.float32).detach(),
+                                      np.array(x.to_dense(T.float32).grad_fn.name()),
+                                      T.autograd.grad((x.to_dense(T.float32) * 3).sum(), x)[0]])(
+        _t(T, _X23).requires_grad_()),
     "dim_order": lambda T: [np.array(x) for x in (
         T.zeros(2, 3, 4).permute(2, 0, 1).dim_order(), T.zeros(2, 1, 3).dim_order(),
         T.zeros(3).expand(2, 3).dim_order(), T.zeros(2, 3, 4, 5).permute(0, 2, 3, 1).dim_order(),

@@ -235,7 +235,24 @@ CASES = {
     "nanmedian_dim": lambda T: (lambda x: (lambda r: (r.values, r.indices, T.autograd.grad(
         r.values.sum(), x)[0]))(T.nanmedian(x, 1)))(_t(
             T, [[_NAN, 1., 3., 2.], [5., _NAN, 4., _NAN], [1., 2., 2., 7.]], True)),
+    # logical ops in place record no node: the tensor keeps its history, a leaf that requires
+    # grad may take them, and the gradient ignores the change (it cut the history before)
+    **{f"{op}_keeps_history": (lambda op: lambda T: _logical_inplace(T, op))(op)
+       for op in ("logical_not_", "logical_and_", "logical_or_", "logical_xor_")},
 }
+
+
+def _logical_inplace(T, op):
+    a, x = _t(T, [1., 2., 0.], True), _t(T, [3., 4., 5.], True)
+    other = () if op == "logical_not_" else (_t(T, [0., 1., 1.]),)
+    leaf = _t(T, [1., 0., 2.], True)
+    getattr(leaf, op)(*other)
+    b = a * 1
+    v = b._version
+    getattr(b, op)(*other)
+    name = np.array(b.grad_fn.name())
+    (b * x).sum().backward()
+    return leaf.detach(), b.detach(), a.grad, x.grad, name, b._version - v
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

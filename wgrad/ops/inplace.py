@@ -294,6 +294,29 @@ for _n, _m in _OTHER.items():
 del _n, _m
 
 
+# logical ops in place: torch records no node for them (they have no derivative), so the
+# tensor keeps its history and its gradient ignores the change (even on a leaf that requires
+# grad): the write happens as under no_grad, and the version counter is bumped
+def _logical_variant(name):
+    variant = globals()[name + "_"]
+
+    def inplace(input, *args, **kwargs):
+        prev, _state.grad = _state.grad, False
+        try:
+            return variant(input, *args, **kwargs)
+        finally:
+            _state.grad = prev
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    inplace.__doc__ = (f"In-place :func:`wgrad.{name}` in ``input``'s dtype; as torch's, it "
+                       f"records no node (the tensor keeps its history).")
+    return inplace
+
+
+for _n in ("logical_not", "logical_and", "logical_or", "logical_xor"):
+    globals()[_n + "_"] = _logical_variant(_n)
+del _n
+
+
 # comparisons in place: the result takes ``input``'s dtype, so a float input inside
 # autograd keeps a node, whose gradient is zero (torch's EqBackward0 for a number, 1 for a
 # tensor, and so on); the aliases (greater_, not_equal_...) record their op's node
