@@ -239,7 +239,25 @@ CASES = {
     # grad may take them, and the gradient ignores the change (it cut the history before)
     **{f"{op}_keeps_history": (lambda op: lambda T: _logical_inplace(T, op))(op)
        for op in ("logical_not_", "logical_and_", "logical_or_", "logical_xor_")},
+    # scatter(reduce="multiply") (was NotImplementedError): values, in place, a number, an
+    # integer tensor, torch's dtype error, and its NotImplemented node whose backward raises
+    "scatter_multiply": lambda T: _scatter_multiply(T),
+    "scatter_multiply_dtype": lambda T: T.ones(2).scatter(0, T.tensor([0]), _t(T, [2.]),
+                                                          reduce="multiply"),
+    "scatter_multiply_backward": lambda T: T.ones(3, requires_grad=True).scatter(
+        0, T.tensor([0, 0]), 2., reduce="multiply").sum().backward(),
 }
+
+
+def _scatter_multiply(T):
+    x, idx = T.full((3, 2), 2.), T.tensor([[0, 1], [0, 0]])
+    src = T.tensor([[3., 4.], [5., 6.]])
+    y = x.clone()
+    y.scatter_(0, idx, src, reduce="multiply")
+    r = x.requires_grad_().scatter(0, idx, src, reduce="multiply")
+    return (r.detach(), x.scatter(0, idx, 3.0, reduce="multiply").detach(), y,
+            T.full((3, 2), 2).scatter(0, idx, 3, reduce="multiply"),
+            np.array(r.grad_fn.name()))
 
 
 def _logical_inplace(T, op):

@@ -52,7 +52,8 @@ def _add_hook(holder, fn):
 
 # nodes that torch writes in C++ rather than generating from derivatives.yaml: name()
 # gives their C++ type name, while their Python class (and so reprs) has the short one
-_CPP_NAMED = frozenset(("AccumulateGrad", "CopySlices", "CopyBackwards", "GraphRoot"))
+_CPP_NAMED = frozenset(("AccumulateGrad", "CopySlices", "CopyBackwards", "GraphRoot",
+                        "NotImplemented"))
 
 
 class Node:

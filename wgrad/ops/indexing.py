@@ -20,6 +20,7 @@ from .._creation import full, tensor
 from .._tensor import Tensor, _make, _wrap_dim
 from .._autograd.grad_mode import _state as _grad_state
 from .._autograd.graph import Error
+from ._out import no_derivative
 from ._primitive import Primitive
 from ._promote import result_type
 from ._views import is_contiguous
@@ -625,11 +626,19 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
-        if reduce == "multiply":
-            raise NotImplementedError("scatter(reduce='multiply') is not supported by wgrad")
         if not isinstance(src, Tensor):
             src = _full_like_index(input, index, src)
-        return scatter_add(input, dim, index, src)
+        if src.dtype is not input.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        if reduce == "add":
+            return scatter_add(input, dim, index, src)
+        _check_gather(input, dim, index, src, "scatter")
+        prev, _grad_state.grad = _grad_state.grad, False
+        try:  # torch has no derivative for it: its NotImplemented node
+            out = scatter_reduce(input, dim, index, src, "prod")
+        finally:
+            _grad_state.grad = prev
+        return no_derivative("scatter", (out,), (input, src))[0]
     if isinstance(src, Tensor):
         d = _check_gather(input, dim, index, src, "scatter")
         _same_dtype(input, src, "scatter():")
