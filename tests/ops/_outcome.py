@@ -47,3 +47,23 @@ def assert_arrays_agree(a, b):
                                        atol=1e-6 if single else 1e-8)
         else:
             np.testing.assert_array_equal(x, y)
+
+
+def grads(T, fn, xs, seed=5):
+    """The gradients with respect to ``xs`` of the outputs of ``fn(T, *xs)`` that require
+    grad, for seeded upstream gradients (complex ones for complex outputs)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = fn(T, *xs)
+    rs = [t for t in (r if isinstance(r, (tuple, list)) else (r,)) if t.requires_grad]
+    rng = np.random.default_rng(seed)
+    gs = [T.tensor(rng.standard_normal(tuple(t.shape)) * (1 + 1j if t.is_complex() else 1),
+                   dtype=t.dtype) for t in rs]
+    return T.autograd.grad(rs, xs, gs)
+
+
+def assert_grads_agree(a, b):
+    """Two :func:`grads` results (wgrad's, torch's) agree to double precision."""
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        np.testing.assert_allclose(x.numpy(), y.resolve_conj().numpy(), rtol=1e-6, atol=1e-8)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import wgrad
-from _outcome import arrays as _run, assert_arrays_agree
+from _outcome import arrays as _run, assert_arrays_agree, assert_grads_agree, grads
 from wgrad.testing import assert_jax_identity, check_op
 
 torch = pytest.importorskip("torch")
@@ -462,28 +462,10 @@ def test_gradcheck(name):
                      gradgrad="gg" in checks, fast_mode=True, atol=1e-6, rtol=1e-4)
 
 
-def _differentiable_outputs(T, fn, arrays):
-    """The input tensors of ``fn(T, *arrays)`` and its outputs that require grad."""
-    xs = _tensors(T, arrays)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        r = fn(T, *xs)
-    return xs, [t for t in (r if isinstance(r, (tuple, list)) else (r,)) if t.requires_grad]
-
-
 @pytest.mark.parametrize("name", sorted(GRADS))
 def test_gradients_agree_with_torch(name):
-    # the same inputs (complex where the op takes them), one upstream gradient
-    fn, arrays, _ = GRADS[name]
-    got = []
-    for T in (wgrad, torch):
-        xs, rs = _differentiable_outputs(T, fn, arrays)
-        rng = np.random.default_rng(5)
-        gs = [_t(T, rng.standard_normal(tuple(t.shape)) * (1 + 1j if t.is_complex() else 1))
-              for t in rs]
-        got.append(T.autograd.grad(rs, xs, gs))
-    for x, y in zip(*got):
-        np.testing.assert_allclose(x.numpy(), y.resolve_conj().numpy(), rtol=1e-6, atol=1e-8)
+    fn, arrays = GRADS[name][:2]
+    assert_grads_agree(*(grads(T, fn, _tensors(T, arrays)) for T in (wgrad, torch)))
 
 
 _LOWER = np.tril(_randn(3, 3, cplx=True)) + 3 * np.eye(3)
@@ -503,12 +485,11 @@ _LOWER = np.tril(_randn(3, 3, cplx=True)) + 3 * np.eye(3)
                                               interpolation="midpoint"), (_MODE[0] * 1.,)),
 ])
 def test_more_gradients_agree_with_torch(name, fn, arrays):
-    got = []
-    for T in (wgrad, torch):
-        xs, rs = _differentiable_outputs(T, fn, arrays)
-        got.append(T.autograd.grad([t.abs().sum() for t in rs], xs))
-    for x, y in zip(*got):
-        np.testing.assert_allclose(x.numpy(), y.resolve_conj().numpy(), rtol=1e-6, atol=1e-8)
+    def losses(T, *xs):  # |output| summed, for each output that requires grad
+        r = fn(T, *xs)
+        return [t.abs().sum() for t in (r if isinstance(r, (tuple, list)) else (r,))
+                if t.requires_grad]
+    assert_grads_agree(*(grads(T, losses, _tensors(T, arrays)) for T in (wgrad, torch)))
 
 
 def _tangents(T, fn, arrays):
