@@ -141,11 +141,14 @@ def broadcastable_pair(max_dims=3, max_side=3):
 
 def values(dtype, shape, low=-2.0, high=2.0, avoid=None):
     """Arrays of ``dtype`` (real or complex) with elements in [low, high] (real and
-    imaginary parts), kept at least 0.1 away from ``avoid`` points if given."""
+    imaginary parts), kept at least 0.1 away from ``avoid`` points if given. No nonzero
+    part is smaller than 1e-30 in magnitude (such a value reads as 0): a finite-difference
+    step cannot resolve it, and products of a few of them underflow to zero."""
     from hypothesis import strategies as st
     from hypothesis.extra import numpy as hnp
     real = np.dtype(dtype).kind != "c"
-    elems = st.floats(low, high, allow_nan=False, allow_infinity=False, width=64)
+    elems = st.floats(low, high, allow_nan=False, allow_infinity=False, width=64).map(
+        lambda v: 0.0 if abs(v) < 1e-30 else v)
     part = hnp.arrays(np.float64, shape, elements=elems)
     if real:
         arr = part
