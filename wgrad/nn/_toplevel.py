@@ -20,8 +20,9 @@ import numpy as np
 from .. import _creation
 from .._autograd.grad_mode import no_grad
 from .._tensor import Tensor, _wrap_dim
+from ..ops._out import no_derivative_formula
 from ..ops._primitive import Primitive
-from ..ops.elementwise import _coef, _no_derivative_rt, _real_only, relu
+from ..ops.elementwise import _coef, _real_only, relu
 from ..ops.indexing import _no_complex_grad
 from ..ops.layer import (_batch_norm, _group_norm, _instance_norm, embedding as _embedding,
                          layer_norm, linear)
@@ -393,7 +394,7 @@ def _shuffle_fwd(self, *, groups):
 # torch has no derivative for it (channel_shuffle has one): backward raises torch's error
 _native_channel_shuffle = Primitive("native_channel_shuffle", _shuffle_fwd,
                                     node_name="NotImplemented",
-                                    self=_no_derivative_rt("native_channel_shuffle"))
+                                    self=no_derivative_formula("native_channel_shuffle"))
 
 
 def native_channel_shuffle(input, groups):

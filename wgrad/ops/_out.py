@@ -211,13 +211,20 @@ _OUT_GRAPH = {
 _RAISES = {}  # aten op -> the identity Primitive whose backward raises torch's error
 
 
+def no_derivative_formula(aten):
+    """The backward formula of an input of an op torch has no derivative for: it raises
+    torch's error."""
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
+    return formula
+
+
 def _raises_at_backward(aten):
     p = _RAISES.get(aten)
     if p is None:
-        def formula(grad):
-            raise RuntimeError(f"derivative for aten::{aten} is not implemented")
         p = _RAISES[aten] = Primitive(f"out_{aten}", lambda self: self,
-                                      node_name="NotImplemented", self=formula)
+                                      node_name="NotImplemented",
+                                      self=no_derivative_formula(aten))
     return p
 
 

@@ -14,7 +14,7 @@ from .. import _dtype as D
 from .._autograd.grad_mode import _state
 from .._tensor import Tensor, _make
 from ._lazy import raw as _raw
-from ._out import _CPP, apply_out
+from ._out import _CPP, apply_out, no_derivative_formula
 from ._primitive import Primitive, check_broadcast, device_constant, holomorphic
 from ._promote import float_dtype, result_type
 from ._views import conj_bits
@@ -1298,16 +1298,10 @@ def sinc(input):
     return where(zero, 1., px.sin() / px)
 
 
-def _no_derivative_rt(name):
-    def formula(grad):
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-    return formula
-
-
 _heaviside = Primitive(
     "heaviside", lambda self, values: jnp.where(
         self == 0, values, (self > 0).astype(self.dtype)).astype(self.dtype),
-    self=_no_derivative_rt("heaviside"), values=_no_derivative_rt("heaviside"))
+    self=no_derivative_formula("heaviside"), values=no_derivative_formula("heaviside"))
 
 
 def heaviside(input, values):

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
-from ._out import _CPP
+from ._out import _CPP, no_derivative_formula
 from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import reduction  # reduction imports this module too: used at call time
@@ -2472,13 +2472,6 @@ def _sytrs(a, piv, b, hermitian):
     return b
 
 
-def _no_derivative(aten):
-    """The formula of an input of an op torch has no derivative for."""
-    def formula(grad):
-        raise RuntimeError(f"derivative for aten::{aten} is not implemented")
-    return formula
-
-
 def _no_tangent(aten):
     def jvp(p, t, **attrs):
         raise NotImplementedError(f"Trying to use forward AD with aten::{aten} that does not "
@@ -2490,11 +2483,11 @@ def _no_tangent(aten):
 # whose backward raises torch's error
 _ldl_factor_p = Primitive("linalg_ldl_factor_ex", lambda value, A: value,
                           node_name="NotImplemented", jvp=_no_tangent("linalg_ldl_factor_ex"),
-                          A=_no_derivative("linalg_ldl_factor_ex"))
+                          A=no_derivative_formula("linalg_ldl_factor_ex"))
 _ldl_solve_p = Primitive("linalg_ldl_solve", lambda value, LD, B: value,
                          node_name="NotImplemented", jvp=_no_tangent("linalg_ldl_solve"),
-                         LD=_no_derivative("linalg_ldl_solve"),
-                         B=_no_derivative("linalg_ldl_solve"))
+                         LD=no_derivative_formula("linalg_ldl_solve"),
+                         B=no_derivative_formula("linalg_ldl_solve"))
 
 LinalgLdlFactorResult = collections.namedtuple("linalg_ldl_factor", ["LD", "pivots"])
 LinalgLdlFactorExResult = collections.namedtuple("linalg_ldl_factor_ex",
