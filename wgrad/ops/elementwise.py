@@ -1080,10 +1080,14 @@ _igamma_density = Primitive(
 
 
 def _no_forward_ad(name):
-    def rule(primals, tangents):
+    """The tangent rule of an op torch has no forward-mode formula for: torch's error."""
+    def rule(primals, tangents, **attrs):
         raise NotImplementedError(
             f"Trying to use forward AD with {name} that does not support it because it has "
-            f"not been implemented yet.")
+            f"not been implemented yet.\nPlease file an issue to PyTorch at https://github.com"
+            f"/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+            f"prioritize its implementation or submit a PR adding the implementation to "
+            f"derivatives.yaml")
     return rule
 
 

@@ -33,7 +33,8 @@ from ._out import _CPP, no_derivative_formula
 from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import reduction  # reduction imports this module too: used at call time
-from .elementwise import _coef, _conj_scalar, _ctype, log, nan_to_num, where
+from .elementwise import (_coef, _conj_scalar, _ctype, _no_forward_ad, log, nan_to_num,
+                          where)
 from .shape import _cross, cat, expanded_shape
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "einsum", "trace",
@@ -1460,7 +1461,7 @@ def _cholesky_legacy_fwd(A, *, upper):
 
 
 def _cholesky_legacy_jvp(p, t, *, upper):
-    _jvp_not_implemented("cholesky")(p, t)
+    _no_forward_ad("cholesky")(p, t)
 
 
 # torch.cholesky: linalg.cholesky's formula, applied to L = U^H and its gradient for upper
@@ -2611,17 +2612,6 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
 
 # -- Householder products: torch.geqrf's reflectors (LAPACK's orgqr and ormqr) --------
 
-def _jvp_not_implemented(name):
-    def jvp(p, t, **attrs):
-        raise NotImplementedError(
-            f"Trying to use forward AD with {name} that does not support it because it has "
-            f"not been implemented yet.\nPlease file an issue to PyTorch at https://github.com"
-            f"/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
-            f"prioritize its implementation or submit a PR adding the implementation to "
-            f"derivatives.yaml")
-    return jvp
-
-
 def _geqrf_fwd(self):
     h, tau = jnp.linalg.qr(self, mode="raw")  # LAPACK's geqrf; h is its a, transposed
     return jnp.swapaxes(h, -1, -2), tau
@@ -2631,7 +2621,7 @@ def _geqrf_backward(grads):
     raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
 
 
-_geqrf = Primitive("geqrf", _geqrf_fwd, nout=2, jvp=_jvp_not_implemented("geqrf"),
+_geqrf = Primitive("geqrf", _geqrf_fwd, nout=2, jvp=_no_forward_ad("geqrf"),
                    self=_geqrf_backward)
 
 GeqrfResult = collections.namedtuple("geqrf", ["a", "tau"])
@@ -2729,7 +2719,7 @@ def orgqr(input, input2):
 
 # ormqr's result is composed of the ops above; this node names it (torch's
 # OrmqrBackward0) and, as torch, it has no tangent
-_ormqr_node = Primitive("ormqr", lambda self: self, jvp=_jvp_not_implemented("ormqr"),
+_ormqr_node = Primitive("ormqr", lambda self: self, jvp=_no_forward_ad("ormqr"),
                         self=lambda grad: grad)
 
 
