@@ -495,8 +495,9 @@ GRADS = {
                 [_P, _Q, _P * 0.5 + 0.1], "1"),
     "poisson_nll": (lambda T, x, t: T.poisson_nll_loss(x, t, True, True, 1e-8, 1),
                     [_P, _Q * 3], "1"),
+    # "n": torch has no double backward (its error is wgrad's: tests/nn/test_ctc.py)
     "ctc": (lambda T, lp: T.ctc_loss(lp.log_softmax(2), T.tensor([[1, 2]]), [3], [2], 0, 2),
-            [_LP[:3, :1, :3]], "1"),
+            [_LP[:3, :1, :3]], "1n"),
     "lstm_cell": (lambda T, x, h, wi, wh, bi, bh: T.lstm_cell(x, (h, h * 0.5), wi, wh, bi, bh),
                   list(_LSTM_C), "2"),
     "gru_cell": (lambda T, x, h, wi, wh, bi, bh: T.gru_cell(x, h, wi, wh, bi, bh), list(_GRU_C),
@@ -531,7 +532,7 @@ def test_gradcheck(name):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             check_op(lambda *xs: fn(wgrad, *xs), _tensors(wgrad, arrays, real),
-                     gradgrad=False, fast_mode=True, atol=1e-6, rtol=1e-4)
+                     gradgrad=not real and "n" not in checks, fast_mode=True, atol=1e-6, rtol=1e-4)
 
 
 @pytest.mark.parametrize("name", sorted(GRADS))
