@@ -236,6 +236,24 @@ DEVICE_SCRIPT = textwrap.dedent('''
     out = jax.jit(f)(jnp.array([1.0, 2.0]))
     assert out.tolist() == [2.0, 4.0] and ran["traced"] == {main}, ran
     print("OK tracer")
+
+    # 8. once backward returns, no device worker keeps the graph (and what it saved) alive
+    import gc, weakref
+    E.set_device_workers_for_host_devices(True)
+    for how in ("backward", "grad"):
+        x = wgrad.tensor(1.0 + 1.0j, dtype=wgrad.complex128, device="cpu:1",
+                         requires_grad=True)
+        y = (x * x).abs()
+        ref = weakref.ref(y.grad_fn)
+        one = wgrad.ones((), dtype=wgrad.float64, device="cpu:1")
+        if how == "backward":
+            y.backward(one)
+        else:
+            wgrad.autograd.grad(y, x, one)
+        del y
+        gc.collect()
+        assert ref() is None, how + ": the graph outlived backward on a device worker"
+    print("OK freed")
 ''')
 
 

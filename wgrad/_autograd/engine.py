@@ -415,6 +415,13 @@ class Engine:
                     done = gt.finish_one()
                 if done and gt.cpu_queue is not queue:
                     gt.cpu_queue.push(NodeTask(gt, None, None), wakeup=True)
+                # a thread waiting on its queue holds no node, gradient or task: a device
+                # worker that kept the last one would keep a finished graph (and the
+                # arrays it saved) alive until its next backward
+                nt = gt = None
+                if task is None and current is not None and not queue.heap:
+                    _set_current_graph_task(None)
+                    current = None
         finally:
             _set_current_graph_task(outer)
 
