@@ -67,15 +67,18 @@ def test_cpu_tensors_and_factories():
         for d in ("cpu", wgrad.device("cpu")):
             t = make(d)
             assert t.device == wgrad.device("cpu") and not t.is_cuda
-    t = wgrad.ones(2, requires_grad=True)
+    t = wgrad.ones(2, device="cpu", requires_grad=True)
     assert t.cpu() is t and t.to("cpu") is t
+    # new tensors go to JAX's default device (NOTE [The default device])
+    assert wgrad.ones(1).device == wgrad.get_default_device()
+    assert wgrad.get_default_device().type == ("cuda" if GPU else "cpu")
 
 
 # -- on a GPU (JAX_PLATFORMS=cuda): run by the suite on a GPU machine ----------------------
 
 @gpu
 def test_moves_between_devices_are_differentiable():
-    x = wgrad.randn(3, dtype=wgrad.complex64, requires_grad=True)
+    x = wgrad.randn(3, dtype=wgrad.complex64, device="cpu", requires_grad=True)
     y = x.cuda()
     assert y.is_cuda and y.device == wgrad.device("cuda", 0)
     assert y.grad_fn.name() == "ToCopyBackward0"
@@ -85,6 +88,30 @@ def test_moves_between_devices_are_differentiable():
     z = wgrad.ones(2, device="cuda", requires_grad=True)
     (z.cpu() * 3).sum().backward()
     assert z.grad.is_cuda and z.grad.tolist() == [3.0, 3.0]
+
+
+@gpu
+def test_set_default_device_cpu_keeps_eager_and_lazy_work_and_gradients_on_the_cpu():
+    wgrad.set_default_device("cpu")
+    try:
+        x = wgrad.randn(3, dtype=wgrad.complex64, requires_grad=True)
+        assert x.device == wgrad.device("cpu")
+        for lazy in (False, True):
+            x.grad = None
+            with wgrad.lazy(lazy):
+                y = (x.sin() * 2).abs().sum()
+                assert y.device == wgrad.device("cpu")
+                y.backward()
+            assert x.grad.device == wgrad.device("cpu"), lazy
+            # a moved copy's gradient comes back to the CPU
+            x.grad = None
+            with wgrad.lazy(lazy):
+                (x.cuda().abs() ** 2).sum().backward()
+            assert x.grad.device == wgrad.device("cpu"), lazy
+            assert (x.grad == 2 * x.detach()).all().item()
+    finally:
+        wgrad.set_default_device(None)
+    assert wgrad.ones(1).is_cuda
 
 
 @gpu

@@ -35,7 +35,8 @@ def test_metadata():
     t = wgrad.zeros(2, 3, dtype=wgrad.complex128)
     assert t.shape == (2, 3) and isinstance(t.shape, wgrad.Size) and t.ndim == 2
     assert t.numel() == 6 and t.size(1) == 3 and t.size(-2) == 2 and t.dim() == 2
-    assert t.is_complex() and not t.is_floating_point() and t.device == wgrad.device("cpu")
+    assert t.is_complex() and not t.is_floating_point()
+    assert t.device == wgrad.get_default_device()  # the CPU, or a GPU when JAX has one
     assert repr(t.shape) == "wgrad.Size([2, 3])"
     with pytest.raises(IndexError, match="Dimension out of range"):
         t.size(2)
@@ -55,10 +56,13 @@ def test_item_tolist_numpy():
 
 
 def test_repr():
-    x = wgrad.tensor([1.5, 2.0], requires_grad=True)
+    x = wgrad.tensor([1.5, 2.0], device="cpu", requires_grad=True)
     assert repr(x) == "tensor([1.5000, 2.0000], requires_grad=True)"
     assert repr(x * 2) == "tensor([3., 4.], grad_fn=<MulBackward0>)"
     assert "dtype=wgrad.complex128" in repr(wgrad.tensor([1j], dtype=wgrad.complex128))
+    if wgrad.cuda.is_available():  # torch's repr names any device but the CPU
+        assert repr(x.cuda()) == ("tensor([1.5000, 2.0000], device='cuda:0', "
+                                  "grad_fn=<ToCopyBackward0>)")
 
 
 def test_creation_functions():
@@ -127,8 +131,35 @@ def test_like_functions_keep_the_device():
             "x = wgrad.ones(2).to('cpu:1')\n"
             "print(x.device, wgrad.ones_like(x).device, wgrad.zeros_like(wgrad.ones(2)).device,"
             " wgrad.full_like(x, 2.0).device)\n")
-    out = _run_python(code, XLA_FLAGS="--xla_force_host_platform_device_count=2")
+    out = _run_python(code, XLA_FLAGS="--xla_force_host_platform_device_count=2",
+                      JAX_PLATFORMS="cpu")
     assert out.stdout.split() == ["cpu:1", "cpu:1", "cpu", "cpu:1"]
+
+
+def test_default_device_moves_factories_lazy_segments_and_like_functions_together():
+    """NOTE [The default device]: set_default_device (JAX's jax_default_device) is where
+    new tensors, pending lazy results and *_like functions go; a tensor elsewhere stays."""
+    code = """if 1:
+    import jax, wgrad
+    wgrad.set_default_device("cpu:1")
+    x = wgrad.ones(2, requires_grad=True)
+    print(wgrad.get_default_device(), x.device, wgrad.zeros_like(x).device, (x * 2).device)
+    y = wgrad.ones(2, device="cpu", requires_grad=True)
+    with wgrad.lazy():
+        a, b = x * 3, y * 4
+        print(a.device, b.device)
+        (a.sum() + b.sum().to("cpu:1")).backward()
+    print(x.grad.tolist(), x.grad.device, y.grad.tolist(), y.grad.device)
+    with jax.default_device(jax.devices()[0]):
+        print(wgrad.ones(1).device, wgrad.get_default_device())
+    wgrad.set_default_device(None)
+    print(wgrad.ones(1).device, wgrad.get_default_device())
+    """
+    out = _run_python(code, XLA_FLAGS="--xla_force_host_platform_device_count=2",
+                      JAX_PLATFORMS="cpu")
+    assert out.stdout.splitlines() == ["cpu:1 cpu:1 cpu:1 cpu:1", "cpu:1 cpu",
+                                       "[3.0, 3.0] cpu:1 [4.0, 4.0] cpu", "cpu cpu",
+                                       "cpu cpu"], out.stdout
 
 
 @pytest.mark.parametrize("arg", [None, "float64", "complex64", "torch.DoubleTensor",

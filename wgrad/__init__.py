@@ -22,6 +22,7 @@ from ._dtype import (bfloat16, bool, can_cast, complex64, complex128, dtype,  # 
                      promote_types, set_default_dtype, uint8)
 from ._dtype import as_dtype as _as_dtype  # noqa: E402,F401
 from ._device import device  # noqa: E402
+from ._device import default_jax_device as _default_jax_device  # noqa: E402
 from ._precision import (get_float32_matmul_precision,  # noqa: E402
                          set_float32_matmul_precision)
 from ._tensor import Size, Tensor, layout, strided  # noqa: E402
@@ -277,8 +278,9 @@ def set_anomaly_enabled(enabled, check_nan=True):
 
 
 # -- devices, warnings, denormals, autocast ------------------------------------------------
-# wgrad allocates on JAX's default device (the first of jax.devices()); torch's default
-# device can be set to that one (or reset with None), and to another raises.
+# wgrad allocates on JAX's default device (NOTE [The default device] in _device.py): a GPU
+# when JAX has one, where torch's default is the CPU; set_default_device moves it, for JAX
+# as well (it is JAX's jax_default_device setting).
 
 def get_default_device():
     """The device new tensors are made on: JAX's default device.
@@ -288,30 +290,29 @@ def get_default_device():
     >>> wgrad.get_default_device()
     device(type='cpu')
     """
-    return device.of_jax(_jax.devices()[0])
+    return device.of_jax(_default_jax_device())
 
 
 _device_class = device
 
 
 def set_default_device(device):  # noqa: F811  (torch's parameter name)
-    """Make ``device`` the default device of new tensors (None: the default). wgrad
-    allocates on JAX's default device only: naming another one raises.
+    """Make ``device`` the default device of new tensors (None: JAX's own default, the
+    first device of its default platform). This is JAX's ``jax_default_device`` setting,
+    so new JAX arrays made outside wgrad go there too.
 
     Example
     -------
     >>> wgrad.set_default_device("cpu")
+    >>> wgrad.ones(2).device
+    device(type='cpu')
+    >>> wgrad.set_default_device(None)
     """
     if device is None:
+        _jax.config.update("jax_default_device", None)
         return
-    want = _device_class(device)
-    want.jax_device()  # torch's error for a device that is not there
-    have = get_default_device()
-    index = 0 if want.type == "cuda" and want.index is None else want.index
-    if (want.type, index) != (have.type, have.index):
-        raise NotImplementedError(f"set_default_device({str(want)!r}): wgrad makes new tensors "
-                                  f"on JAX's default device ({have}) only; pass device= to "
-                                  f"the factory functions instead")
+    # torch's error for a device that is not there, before anything changes
+    _jax.config.update("jax_default_device", _device_class(device).jax_device())
 
 
 _settings["warn_always"] = False

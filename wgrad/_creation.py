@@ -11,6 +11,7 @@ import jax.scipy.special as jsp
 import numpy as np
 
 from . import _dtype as D
+from ._device import default_jax_device as _default_jax_device
 from ._device import device as _dev
 from ._tensor import Size, Tensor, _make, _raw_data
 from .ops._out import _CPP, no_derivative
@@ -615,7 +616,7 @@ def _same_device(input, device):
     except Exception:  # a tracer
         return None
     d = next(iter(devs)) if len(devs) == 1 else None
-    if d is None or d == jax.devices()[0]:
+    if d is None or d == _default_jax_device():
         return None
     return _dev.of_jax(d)
 

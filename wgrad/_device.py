@@ -1,7 +1,7 @@
 """Torch-style device names mapped onto JAX devices."""
 import jax
 
-__all__ = ["device", "current_index"]
+__all__ = ["device", "current_index", "default_jax_device", "several_devices"]
 
 # wgrad.cuda.set_device: the CUDA device that "cuda" without an index names
 current_index = [0]
@@ -68,3 +68,39 @@ class device:
         same = jax.devices(d.platform)
         idx = same.index(d) if d in same else d.id
         return device(t, None if (t == "cpu" and idx == 0) else idx)
+
+
+# NOTE [The default device]
+# New tensors go where JAX puts a new array: JAX's default device, which is its
+# ``jax_default_device`` setting (or the ``with jax.default_device(...)`` in force) when set,
+# else the first device of its default platform (a GPU when JAX has one). Every place
+# that needs "the default device" (get_default_device, lazy segments, the *_like
+# functions) asks here, so that setting it, through JAX or through
+# wgrad.set_default_device, moves them all together.
+
+def default_jax_device():
+    """The JAX device new arrays are made on (NOTE [The default device])."""
+    d = jax.config.jax_default_device
+    if d is None:
+        return jax.devices()[0]
+    if isinstance(d, str):
+        return jax.devices(d)[0]
+    return d
+
+
+_SEVERAL = [None]
+
+
+def several_devices():
+    """Whether JAX sees more than one device over all its platforms (the CPU beside a GPU
+    counts): whether an array can be anywhere but the default device."""
+    r = _SEVERAL[0]
+    if r is None:
+        n = len(jax.devices())
+        if jax.default_backend() != "cpu":
+            try:
+                n += len(jax.devices("cpu"))
+            except RuntimeError:  # JAX_PLATFORMS left the CPU out
+                pass
+        r = _SEVERAL[0] = n > 1
+    return r

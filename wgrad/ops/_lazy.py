@@ -76,7 +76,9 @@ from weakref import ref as _weakref
 import jax
 
 from .._autograd.lazy_mode import state
+from .._device import default_jax_device as _default_jax_device
 from .._device import device as _device
+from .._device import several_devices as _several_devices
 from .._dtype import from_np as _from_np
 from .._tensor import DATA_SLOT, Tensor, Size, _wrap_dim
 
@@ -125,7 +127,8 @@ class Pending:
         return n
 
     def devices(self):
-        return {jax.devices()[0]}  # a segment runs on the default device
+        v = self.value  # a segment runs on the default device (NOTE [The default device])
+        return v.devices() if v is not None else {_default_jax_device()}
 
     def force(self):
         if self.value is None:
@@ -268,9 +271,7 @@ def ext_index(seg, x):
     if i is None:
         if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
             raise NotLazy
-        if _DEV[1] is None:
-            _DEV[1] = {jax.devices()[0]} if len(jax.devices()) > 1 else False
-        if _DEV[1] and x.devices() != _DEV[1]:
+        if _several_devices() and x.devices() != {_default_jax_device()}:
             raise NotLazy  # segments run on the default device
         i = seg.ext_ids[id(x)] = len(seg.ext)
         seg.ext.append(x)
@@ -397,7 +398,7 @@ _EAGER_DEVICE = Tensor.device.fget
 
 def _device_of(self):
     if _get_slot(self).__class__ is Pending:
-        return _default_device()
+        return _device.of_jax(_default_jax_device())
     return _EAGER_DEVICE(self)
 
 
@@ -425,14 +426,6 @@ def _install():
         _INSTALLED[0] = True
 
 
-def _default_device():
-    d = _DEV[0]
-    if d is None:
-        d = _DEV[0] = _device.of_jax(jax.devices()[0])
-    return d
-
-
-_DEV = [None, None]  # the default device, and {it} where JAX sees several (else False)
 
 
 class lazy:

@@ -12,7 +12,24 @@ def _move(self, *, device, src):
     return jax.device_put(self, device)
 
 
-_to_dev = Primitive("to_device", _move, jit=False, node_name="ToCopyBackward0",
+class _Transfer(Primitive):
+    """A device move or reshard. Its backward moves the gradient back with an eager
+    ``jax.device_put``: inside a jitted kernel (or a lazy segment) a transfer to a device
+    is no transfer, and the gradient would stay where it arrived."""
+    lazy_backward = False
+
+    def _build_kernel(self, attrs, needs, in_meta, out_meta):
+        k = super()._build_kernel(attrs, needs, in_meta, out_meta)
+        src = attrs["src"]
+
+        def run(grads, saved_vals):
+            return [jax.device_put(grads[0], src)]
+        run.names = k.names
+        run.identity = None  # NOTE [Pass-through kernels]: never (it moves the array)
+        return run
+
+
+_to_dev = _Transfer("to_device", _move, jit=False, node_name="ToCopyBackward0",
                     self=lambda grad, device, src: _to_dev(grad, device=src, src=device))
 
 
@@ -59,7 +76,7 @@ def _put(self, *, sharding, src):
     return jax.device_put(self, sharding)
 
 
-_reshard = Primitive("reshard", _put, jit=False, node_name="ToCopyBackward0",
+_reshard = _Transfer("reshard", _put, jit=False, node_name="ToCopyBackward0",
                      self=lambda grad, sharding, src: _reshard(grad, sharding=src, src=sharding))
 
 
