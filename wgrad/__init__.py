@@ -340,8 +340,8 @@ def is_warn_always_enabled():
 
 def set_flush_denormal(mode):
     """Whether flushing subnormal numbers to zero is set as asked. XLA decides on its own:
-    its CPU kernels flush them (docs/differences.md), so ``True`` is answered True on the
-    CPU, and ``False`` (keep them) is not possible: False, as torch where unsupported.
+    its CPU kernels flush them (docs/differences.md), so ``True`` is answered True where
+    JAX has its CPU platform (torch's setting is the CPU's too), and ``False`` (keep them) is not possible: False, as torch where unsupported.
 
     Example
     -------
@@ -350,7 +350,15 @@ def set_flush_denormal(mode):
     """
     if not isinstance(mode, type(True)):
         raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
-    return mode and _jax.default_backend() == "cpu"
+    return mode and _cpu_platform()
+
+
+def _cpu_platform():
+    """Whether JAX has its CPU platform (beside a GPU too; JAX_PLATFORMS can leave it out)."""
+    try:
+        return len(_jax.devices("cpu")) > 0
+    except RuntimeError:
+        return False
 
 
 def is_autocast_enabled(device_type=None):

@@ -253,6 +253,17 @@ DEVICE_SCRIPT = textwrap.dedent('''
         del y
         gc.collect()
         assert ref() is None, how + ": the graph outlived backward on a device worker"
+    # ... nor the saved-tensor hooks its task installed there
+    def scope():
+        def unpack(t):
+            return t
+        with wgrad.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+            x = wgrad.tensor([2.0], device="cpu:1", requires_grad=True)
+            (x * x).sum().backward(wgrad.ones((), device="cpu:1"))
+        return weakref.ref(unpack)
+    ref = scope()
+    gc.collect()
+    assert ref() is None, "a device worker kept the task's saved-tensor hooks"
     print("OK freed")
 ''')
 

@@ -393,6 +393,7 @@ class Engine:
         # set when the popped task changes, restored on the way out (reentrant nesting)
         current = None
         outer = _set_current_graph_task(None)
+        idle = _save_state() if task is None else None  # a device worker's own state
         try:
             while task is None or task.outstanding > 0:
                 nt = queue.pop()
@@ -416,11 +417,12 @@ class Engine:
                 if done and gt.cpu_queue is not queue:
                     gt.cpu_queue.push(NodeTask(gt, None, None), wakeup=True)
                 # a thread waiting on its queue holds no node, gradient or task: a device
-                # worker that kept the last one would keep a finished graph (and the
-                # arrays it saved) alive until its next backward
+                # worker that kept the last one, or its task's state (saved-tensor hooks),
+                # would keep them alive until its next backward
                 nt = gt = None
                 if task is None and current is not None and not queue.heap:
                     _set_current_graph_task(None)
+                    _restore_state(idle)
                     current = None
         finally:
             _set_current_graph_task(outer)
