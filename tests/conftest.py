@@ -32,6 +32,16 @@ def _restore_global_state():
     _saved_hooks_restore(hooks)
 
 
+@pytest.fixture
+def on_the_cpu():
+    """wgrad's new tensors on the CPU, where torch makes its own: for tests comparing what
+    default-made tensors print or report with torch's (where JAX has a GPU, wgrad's are
+    made there: docs/differences.md, "The default device")."""
+    wgrad.set_default_device("cpu")
+    yield
+    wgrad.set_default_device(None)
+
+
 def _saved_hooks_snapshot():
     try:
         from wgrad._autograd.graph import _hooks_state

@@ -56,7 +56,7 @@ def _net(L):
 
 # -- Parameter ---------------------------------------------------------------------------
 
-def test_parameter_basics():
+def test_parameter_basics(on_the_cpu):
     x = wgrad.tensor([1.0, 2.0])
     p = wgrad.nn.Parameter(x)
     assert isinstance(p, wgrad.Tensor) and p.is_leaf and p.requires_grad
@@ -354,7 +354,7 @@ def test_backward_hook_packing_matches_torch():
 
 # -- containers --------------------------------------------------------------------------
 
-def test_container_reprs_match_torch():
+def test_container_reprs_match_torch(on_the_cpu):
     def build(L):
         return [
             L.nn.ModuleList([L.nn.ReLU(), L.nn.ReLU(), L.nn.Linear(1, 1), L.nn.Linear(1, 1),
