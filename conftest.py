@@ -9,6 +9,18 @@ import os
 # compile-count tests depend on earlier runs.
 os.environ.setdefault("WGRAD_COMPILE_CACHE", "0")
 
+# XLA's CPU backend compiles at LLVM optimization level 0 in the suite: nearly every test
+# meets new shapes, so compiling kernels is most of its time (~60% of
+# tests/ops/test_added_toplevel.py, profiled), and running them is not. Values do not
+# depend on it (XLA uses no fast-math at any level). Measured on that file, twice each,
+# interleaved: 61.5-63.7 s at the default, 49.7-54.0 s with these flags. Set
+# WGRAD_TEST_XLA_OPT=1 to test at XLA's default level.
+if os.environ.get("WGRAD_TEST_XLA_OPT", "0") == "0" and \
+        "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               " --xla_backend_optimization_level=0"
+                               " --xla_llvm_disable_expensive_passes=true").strip()
+
 import pytest  # noqa: E402
 
 import wgrad  # noqa: E402
