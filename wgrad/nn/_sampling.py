@@ -11,11 +11,16 @@ reflection padding) and ``affine_grid``, as torch.nn.functional's.
 # kernels branch: ``where`` on torch's comparisons, so a border counts as outside (zero
 # gradient), a reflection flips the sign on torch's side, and floor, round and the tap
 # indices carry no gradient. At a point exactly on a pixel boundary (an unnormalised
-# coordinate that is an integer) the derivative is one-sided; XLA may fuse the
-# unnormalisation into a fused multiply-add, which can move the coordinate by an ulp to the
-# other side of the boundary than torch's kernel (torch's own 2-D and 3-D kernels pick
-# different sides there). Values agree; such a gradient is the other one-sided derivative.
+# coordinate that is an integer) the derivative is one-sided. torch's 2-D kernel computes
+# the align_corners=False coordinate ((c + 1) * size - 1) / 2 with a fused multiply-add;
+# wgrad computes the same single rounding exactly (``_fused_mul_sub``), so that the pixel
+# 'nearest' picks at a tie (-1/3 on a side of 3: coordinate 0.5000000000000001, pixel 1)
+# does not depend on whether XLA fuses (it did at its default CPU level, not at level 0
+# nor on an H100, where 36 of 1,048 test points picked the other pixel). torch's own 2-D
+# and 3-D kernels can pick different sides at a boundary; such a gradient is the other
+# one-sided derivative.
 """
+import functools
 import itertools
 import warnings
 
@@ -41,7 +46,30 @@ _CUBIC_A = -0.75  # torch's cubic convolution coefficient
 def _unnormalize(c, size, align_corners):
     if align_corners:
         return (c + 1) / 2 * (size - 1)
-    return ((c + 1) * size - 1) / 2
+    return _fused_mul_sub(c + 1, size, 1) / 2
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2))
+def _fused_mul_sub(t, n, k):
+    """``t * n - k`` rounded once, as a fused multiply-add gives it (torch's 2-D grid
+    sampler computes the unnormalised coordinate so), whether or not XLA fuses it: a
+    pixel that ``round`` picks at a tie must not depend on the backend or its
+    optimisation level (NOTE [Grid sampling]). The product is made exact: float32 and
+    narrower in float64 (or float32), float64 split into halves of 26 and 27 bits
+    (Dekker), each of whose products with a size below 2**26 is exact."""
+    if t.dtype == jnp.float64:
+        bits = jax.lax.bitcast_convert_type(t, jnp.int64)
+        hi = jax.lax.bitcast_convert_type(bits & jnp.int64(-(1 << 27)), jnp.float64)
+        return (hi * n - k) + (t - hi) * n
+    wide = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    if jnp.finfo(wide).nmant <= jnp.finfo(t.dtype).nmant:  # float32 without 64-bit types
+        return t * n - k
+    return (t.astype(wide) * n - k).astype(t.dtype)
+
+
+@_fused_mul_sub.defjvp
+def _fused_mul_sub_jvp(n, k, primals, tangents):
+    return _fused_mul_sub(primals[0], n, k), tangents[0] * n
 
 
 def _clip(c, size):
