@@ -246,6 +246,12 @@ CASES = {
                                                           reduce="multiply"),
     "scatter_multiply_backward": lambda T: T.ones(3, requires_grad=True).scatter(
         0, T.tensor([0, 0]), 2., reduce="multiply").sum().backward(),
+    # scatter(reduce="add") has no derivative in torch either (wgrad gave scatter_add's)
+    "scatter_add_reduce": lambda T: _scatter_add_reduce(T),
+    "scatter_add_reduce_backward": lambda T: T.ones(3).scatter(
+        0, T.tensor([0, 0]), T.ones(2, requires_grad=True), reduce="add").sum().backward(),
+    "scatter_add_reduce_value_backward": lambda T: T.ones(3, requires_grad=True).scatter(
+        0, T.tensor([0, 0]), 2., reduce="add").sum().backward(),
 }
 
 
@@ -258,6 +264,15 @@ def _scatter_multiply(T):
     return (r.detach(), x.scatter(0, idx, 3.0, reduce="multiply").detach(), y,
             T.full((3, 2), 2).scatter(0, idx, 3, reduce="multiply"),
             np.array(r.grad_fn.name()))
+
+
+def _scatter_add_reduce(T):
+    x, idx = T.full((3, 2), 2.), T.tensor([[0, 1], [0, 0]])
+    src = T.tensor([[3., 4.], [5., 6.]], requires_grad=True)
+    r = x.scatter(0, idx, src, reduce="add")
+    y = x.clone()
+    y.scatter_(0, idx, 1.5, reduce="add")
+    return r.detach(), y, np.array(r.grad_fn.name())
 
 
 def _logical_inplace(T, op):

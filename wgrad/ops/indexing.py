@@ -630,12 +630,11 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
             src = _full_like_index(input, index, src)
         if src.dtype is not input.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-        if reduce == "add":
-            return scatter_add(input, dim, index, src)
         _check_gather(input, dim, index, src, "scatter")
         prev, _grad_state.grad = _grad_state.grad, False
-        try:  # torch has no derivative for it: its NotImplemented node
-            out = scatter_reduce(input, dim, index, src, "prod")
+        try:  # torch has no derivative for either reduction: its NotImplemented node
+            out = scatter_add(input, dim, index, src) if reduce == "add" else \
+                scatter_reduce(input, dim, index, src, "prod")
         finally:
             _grad_state.grad = prev
         return no_derivative("scatter", (out,), (input, src))[0]
