@@ -341,7 +341,8 @@ def is_warn_always_enabled():
 def set_flush_denormal(mode):
     """Whether flushing subnormal numbers to zero is set as asked. XLA decides on its own:
     its CPU kernels flush them (docs/differences.md), so ``True`` is answered True where
-    JAX has its CPU platform (torch's setting is the CPU's too), and ``False`` (keep them) is not possible: False, as torch where unsupported.
+    JAX has its CPU platform (torch's setting is the CPU's too), and ``False`` (keep them)
+    is not possible: False, as torch where unsupported.
 
     Example
     -------

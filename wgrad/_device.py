@@ -64,10 +64,18 @@ class device:
 
     @staticmethod
     def of_jax(d):
-        t = {"gpu": "cuda"}.get(d.platform, d.platform)
-        same = jax.devices(d.platform)
-        idx = same.index(d) if d in same else d.id
-        return device(t, None if (t == "cpu" and idx == 0) else idx)
+        """The torch-style device of JAX device ``d`` (one object per JAX device: a
+        tensor's ``.device``, and the engine's choice of ready queue, ask per call)."""
+        r = _OF_JAX.get(d)
+        if r is None:
+            t = {"gpu": "cuda"}.get(d.platform, d.platform)
+            same = jax.devices(d.platform)
+            idx = same.index(d) if d in same else d.id
+            r = _OF_JAX[d] = device(t, None if (t == "cpu" and idx == 0) else idx)
+        return r
+
+
+_OF_JAX = {}  # JAX device -> its wgrad device (as many entries as JAX has devices)
 
 
 # NOTE [The default device]

@@ -426,8 +426,6 @@ def _install():
         _INSTALLED[0] = True
 
 
-
-
 class lazy:
     """Record ops into lazy segments inside this block or function (NOTE [Lazy segments]).
 
