@@ -5,7 +5,6 @@ each against torch itself: values and dtypes, errors, gradients (gradcheck on fl
 complex128 where torch differentiates, and the gradient torch gives); random draws by
 their distribution, shapes, dtypes and reproducibility under manual_seed."""
 import array
-import contextlib
 import math
 import warnings
 
@@ -207,20 +206,10 @@ def _random_range(T, dtype, *args):
 
 
 @pytest.mark.parametrize("name", sorted(VALUES))
-def test_values_agree_with_torch(name):
-    with _on_the_cpu() if name == "metadata" else contextlib.nullcontext():
-        assert_arrays_agree(_run(wgrad, VALUES[name]), _run(torch, VALUES[name]))
-
-
-@contextlib.contextmanager
-def _on_the_cpu():
-    """Metadata compared with torch's CPU tensors: on a machine where JAX has a GPU,
-    wgrad's new tensors are on the GPU unless the default device is the CPU."""
-    wgrad.set_default_device("cpu")
-    try:
-        yield
-    finally:
-        wgrad.set_default_device(None)
+def test_values_agree_with_torch(name, request):
+    if name == "metadata":  # compared with torch's CPU tensors, also where JAX has a GPU
+        request.getfixturevalue("on_the_cpu")
+    assert_arrays_agree(_run(wgrad, VALUES[name]), _run(torch, VALUES[name]))
 
 
 ERRORS = {
