@@ -1,6 +1,7 @@
 """wgrad.cuda and device movement (issue #23 item 3). Without a GPU: torch's answers for
-the counting queries, RuntimeError for those that need a device. With one (JAX_PLATFORMS
-=cuda): placement, differentiable moves and memory statistics."""
+the counting queries, RuntimeError for those that need a device. With one (JAX's CUDA
+build, JAX_PLATFORMS unset so the CPU is there too): placement, differentiable moves and
+memory statistics."""
 import pytest
 
 import wgrad
@@ -74,7 +75,7 @@ def test_cpu_tensors_and_factories():
     assert wgrad.get_default_device().type == ("cuda" if GPU else "cpu")
 
 
-# -- on a GPU (JAX_PLATFORMS=cuda): run by the suite on a GPU machine ----------------------
+# -- on a GPU (JAX's CUDA build; JAX_PLATFORMS unset): run by the suite on a GPU machine --
 
 @gpu
 def test_moves_between_devices_are_differentiable():
