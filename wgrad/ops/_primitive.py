@@ -82,7 +82,7 @@ class Primitive:
     # as keyword arguments
     def __init__(prim, name, fwd, *, nout=1, jit=True, node_name=None, node_name_of=None,
                  nondiff_outputs=(), view=False, jvp=None, scalar_overload=False,
-                 **formulas):
+                 host=None, **formulas):
         prim.name = name
         prim.node_name = node_name or _camel(name) + "Backward0"
         prim.node_cls = _node_class(prim.node_name)
@@ -121,6 +121,8 @@ class Primitive:
         prim.jvp = jvp
         prim._jvp_cache = {}
         prim._fast = None  # NOTE [Lazy fast lane]: whether its calls may take it, once known
+        # NOTE [Host GEMM] in ops/_host_gemm.py: a _host_gemm.Host, for products
+        prim.host = host
 
     # a generated op that computes tangents (NOTE [Recorded tangents]) has none itself
     no_tangent = False
@@ -157,6 +159,8 @@ class Primitive:
             f = functools.partial(self.fwd, **dict(akey)) if akey else self.fwd
             if self.jit:
                 f = jax.jit(f)
+                if self.host is not None:
+                    f = _host_forward(self.host, f, dict(akey))
             _bounded_put(self._fwd_cache, akey, f)
         return f
 
@@ -385,6 +389,8 @@ class Primitive:
                 _state.grad = prev
             return [r._data if r is not None else None for r in res]
         k = jax.jit(fun)
+        if self.host is not None:
+            k = _host_kernel(self.host, k, needs, in_meta, attrs, names)
         k.fun = fun
         k.names = names
         k.identity = _UNKNOWN
@@ -394,6 +400,23 @@ class Primitive:
 _UNKNOWN = object()
 
 
+def _host_forward(host, jitted, attrs):
+    """A forward that computes on the host where ``host`` can (NOTE [Host GEMM])."""
+    def f(*arrays):
+        out = host.forward(arrays, attrs)
+        return jitted(*arrays) if out is None else out
+    return f
+
+
+def _host_kernel(host, jitted, needs, in_meta, attrs, names):
+    """A backward kernel that computes on the host where ``host`` can (NOTE [Host
+    GEMM]); traced, it is the jitted kernel."""
+    def k(grads, saved_vals):
+        out = host.backward(needs, in_meta, attrs, grads, dict(zip(names, saved_vals)))
+        return jitted(grads, saved_vals) if out is None else out
+    return k
+
+
 def _lazy_call(prim, args, attrs):
     """Record the call into the pending segment (NOTE [Lazy segments]); None where it
     must run eagerly. Under a JAX trace an input is a tracer, or a number stays a number
@@ -401,6 +424,9 @@ def _lazy_call(prim, args, attrs):
     if not prim.jit or prim.view or _fw.active or _anomaly._state.enabled \
             or _hooks_tls.stack:
         return None
+    if prim.host is not None and prim.host.in_lazy(
+            [a.shape if isinstance(a, Tensor) else () for a in args]):
+        return None  # NOTE [Host GEMM]
     akey = tuple(attrs.items())
     fast = prim._fast
     if fast is None:
@@ -860,7 +886,8 @@ class OpNode(Node):
                 _restore_result_tangents(self, sv)
             return p.run_formulas(self.attrs, self.needs, self.in_meta, self.out_meta,
                                   list(grads), sv)
-        if _lazy_state.on and not _hooks_tls.stack and p.lazy_backward:
+        if _lazy_state.on and not _hooks_tls.stack and p.lazy_backward and (
+                p.host is None or not p.host.in_lazy([m[0] for m in self.in_meta])):
             # recorded into the segment (NOTE [Lazy segments])
             tls = _lazy.tls
             prev, tls.raw = tls.raw, True

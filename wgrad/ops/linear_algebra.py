@@ -32,6 +32,7 @@ from .._tensor import Tensor, _make, _wrap_dim
 from ._out import _CPP, no_derivative_formula
 from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
+from . import _host_gemm  # NOTE [Host GEMM]
 from . import reduction  # reduction imports this module too: used at call time
 from .elementwise import (_coef, _conj_scalar, _ctype, _no_forward_ad, log, nan_to_num,
                           where)
@@ -117,8 +118,8 @@ def _matmul_fwd(self, other, *, dtype):
 
 # both operands have >= 2 dims; batch dims broadcast (post-processing sums them back)
 _matmul = Primitive("matmul", _matmul_fwd, node_name="MmBackward0",
-                    self=_mm_self, other=_mm_other)
-_bmm = Primitive("bmm", _matmul_fwd, self=_mm_self, other=_mm_other)
+                    host=_host_gemm.MATMUL, self=_mm_self, other=_mm_other)
+_bmm = Primitive("bmm", _matmul_fwd, host=_host_gemm.MATMUL, self=_mm_self, other=_mm_other)
 
 
 def matmul(input, other):
@@ -2966,7 +2967,7 @@ def _times_conj(g, c):
 
 # torch's AddmmBackward0: one node with edges (self, mat1, mat2) (nn.Linear's 2-D forward)
 _addmm = Primitive(
-    "addmm", _addmm_fwd,
+    "addmm", _addmm_fwd, host=_host_gemm.ADDMM,
     self=lambda grad, beta: _times_conj(grad, beta),
     mat1=lambda grad, mat2, alpha: _times_conj(_mm_self(grad, mat2), alpha),
     mat2=lambda grad, mat1, alpha: _times_conj(_mm_other(grad, mat1), alpha))

@@ -1,0 +1,233 @@
+"""Matrix products of concrete CPU arrays computed by numpy's BLAS (NOTE [Host GEMM])."""
+import os
+
+import jax
+from jax._src.array import ArrayImpl as _ArrayImpl  # the class of concrete arrays
+from jax._src.core import ShapedArray as _ShapedArray
+from jax._src.lib import xla_client as _xla_client
+import numpy as np
+
+from .._device import several_devices
+
+# JAX's C++ entry point for host arrays (see _adopter), where this JAX has it
+_batched_device_put = getattr(_xla_client, "batched_device_put", None)
+
+# NOTE [Host GEMM]
+# On the CPU, XLA runs a dot through a kernel whose every call costs 30-45 us, an 8x8
+# product included (an elementwise kernel: ~4 us), and whose GEMM takes 2-3x the time of
+# the BLAS numpy ships (OpenBLAS) at the MLP benchmark's 64x256x256 (figures in
+# docs/performance.md, "Measurements behind choices in the code"). So where a product's
+# operands are concrete arrays and JAX has one device, a CPU, the product (and its
+# gradients) is computed by numpy's matmul over zero-copy views of the operands, into an
+# aligned buffer that JAX adopts without a copy. Under a JAX trace (wgrad.compile, jit,
+# vmap, a lazy segment's computation) the operands are tracers and XLA's dot computes it
+# as before, so compiled programs do not change. Lazy mode takes this path for products of
+# at least LAZY_MIN on every side (their operands are computed first) and keeps smaller
+# ones in the segment, where XLA fuses them. Both sum in the operands' precision: the
+# results differ from XLA's in rounding only (tests/ops/test_host_gemm.py compares them
+# with torch, XLA and finite differences). WGRAD_HOST_GEMM=0 turns the path off.
+LAZY_MIN = 32
+_KINDS = frozenset(np.dtype(d) for d in (np.float32, np.float64, np.complex64,
+                                         np.complex128))
+_STATE = []  # [put, array type] once probed; put is None where the path is off
+_AVALS = {}
+
+
+def _probe():
+    put = array_type = None
+    if os.environ.get("WGRAD_HOST_GEMM", "1") != "0" and not several_devices() \
+            and jax.default_backend() == "cpu":
+        array_type = _ArrayImpl  # concrete arrays only: never a tracer
+        put = _adopter(jax.devices()[0])
+    _STATE[:] = [put, array_type]
+    return _STATE
+
+
+def _adopter(device):
+    """A function that makes a numpy array a JAX array on ``device``; without a copy where
+    the array is 64-byte aligned (JAX's CPU client then keeps it alive and never writes
+    it). JAX's public ``device_put`` copies, so its C++ entry point is used where this JAX
+    has it."""
+    if _batched_device_put is None:
+        return jax.device_put
+    try:
+        sharding = jax.sharding.SingleDeviceSharding(device)
+
+        def put(a):
+            key = (a.shape, a.dtype)
+            aval = _AVALS.get(key)
+            if aval is None:
+                if len(_AVALS) > 256:  # NOTE [Bounded caches]
+                    _AVALS.clear()
+                aval = _AVALS[key] = _ShapedArray(a.shape, a.dtype)
+            return _batched_device_put(aval, sharding, [a], [device], False)
+
+        probe = _empty((2, 3), np.dtype(np.float32))
+        probe[...] = np.arange(6).reshape(2, 3)
+        if np.array_equal(np.asarray(put(probe)), probe):
+            return put
+    except Exception:  # another JAX: fall back to the public, copying call
+        pass
+    return jax.device_put
+
+
+def _empty(shape, dtype):
+    """An uninitialized C-ordered array whose data is 64-byte aligned."""
+    out = np.empty(shape, dtype)
+    if out.__array_interface__["data"][0] % 64 == 0:
+        return out
+    n = out.nbytes
+    buf = np.empty(n + 64, np.uint8)
+    off = -buf.__array_interface__["data"][0] % 64
+    return buf[off:off + n].view(dtype).reshape(shape)
+
+
+def _host(*arrays):
+    """``put`` where every array is concrete, of a BLAS dtype and not empty; else None."""
+    st = _STATE or _probe()
+    put, array_type = st
+    if put is None:
+        return None
+    for a in arrays:
+        if type(a) is not array_type or a.dtype not in _KINDS or a.size == 0:
+            return None
+    return put
+
+
+def _product(x, y, conj_x=False, conj_y=False):
+    """``op(x) @ op(y)`` over numpy arrays into an aligned buffer, op conjugating where
+    asked; the conjugate is taken of the smaller side (NOTE [Which side to conjugate])."""
+    out = _empty(np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+                 + (x.shape[-2], y.shape[-1]), np.result_type(x, y))
+    if conj_x or conj_y:
+        asked = (x.size if conj_x else 0) + (y.size if conj_y else 0)
+        other = (0 if conj_x else x.size) + (0 if conj_y else y.size) + out.size
+        if other < asked:  # op(x) @ op(y) == conj(op'(x) @ op'(y)), op' the other way
+            np.matmul(x if conj_x else np.conjugate(x), y if conj_y else np.conjugate(y),
+                      out=out)
+            return np.conjugate(out, out=out)
+        x = np.conjugate(x) if conj_x else x
+        y = np.conjugate(y) if conj_y else y
+    return np.matmul(x, y, out=out)
+
+
+def _sum_to(x, shape):
+    """``x`` summed over the dimensions broadcast from ``shape`` (NOTE [Gradient
+    post-processing])."""
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and x.shape[lead + i] != 1)
+    return x.sum(axis=axes).reshape(shape) if axes else x
+
+
+class Host:
+    """How a product Primitive computes on the host: ``forward(arrays, attrs)`` and
+    ``backward(needs, in_meta, attrs, grads, saved)`` give arrays, or None where XLA is
+    to compute; ``in_lazy(shapes)`` says whether a lazy call or node leaves its segment
+    for the host. ``operands`` index the product's two operands among the inputs."""
+
+    operands = (0, 1)
+
+    def in_lazy(self, shapes):
+        st = _STATE or _probe()
+        if st[0] is None:
+            return False
+        a, b = shapes[self.operands[0]], shapes[self.operands[1]]
+        return len(a) >= 2 and len(b) >= 2 and min(a[-2], a[-1], b[-1]) >= LAZY_MIN
+
+    def _backward_operands(self, needs, in_meta, attrs, grads, saved):
+        """``put`` and the gradient as a numpy array, or None."""
+        g = grads[0]
+        put = _host(g)
+        dtype = attrs["dtype"]
+        if put is None or g.dtype != dtype:
+            return None
+        i, j = self.operands
+        if in_meta[i][0][:-2] != in_meta[j][0][:-2] or in_meta[i][1] != dtype \
+                or in_meta[j][1] != dtype:
+            return None  # broadcast batch dimensions, a promotion: XLA's kernel
+        for n in (self._names[i] if needs[j] else None, self._names[j] if needs[i] else None):
+            if n is not None and _host(saved[n]) is None:
+                return None
+        return put, np.asarray(g)
+
+    def _products(self, needs, gn, saved, alpha=1):
+        """``grad @ b^H`` and ``a^H @ grad`` (times conj(alpha)) where needed."""
+        i, j = self.operands
+        cplx = gn.dtype.kind == "c"
+        out = []
+        if needs[i]:
+            out.append(_product(gn, np.swapaxes(np.asarray(saved[self._names[j]]), -1, -2),
+                                conj_y=cplx))
+        else:
+            out.append(None)
+        if needs[j]:
+            out.append(_product(np.swapaxes(np.asarray(saved[self._names[i]]), -1, -2), gn,
+                                conj_x=cplx))
+        else:
+            out.append(None)
+        if alpha != 1:
+            c = alpha.conjugate()  # a Python number: the result keeps its dtype
+            for o in out:
+                if o is not None:
+                    np.multiply(o, c, out=o)
+        return out
+
+
+class _Matmul(Host):
+    _names = ("self", "other")
+
+    def forward(self, arrays, attrs):
+        a, b = arrays
+        put = _host(a, b)
+        dtype = attrs["dtype"]
+        if put is None or a.dtype != dtype or b.dtype != dtype:
+            return None
+        return put(_product(np.asarray(a), np.asarray(b)))
+
+    def backward(self, needs, in_meta, attrs, grads, saved):
+        ops = self._backward_operands(needs, in_meta, attrs, grads, saved)
+        if ops is None:
+            return None
+        put, gn = ops
+        return [put(o) if o is not None else None for o in self._products(needs, gn, saved)]
+
+
+class _Addmm(Host):
+    """``beta * self + alpha * (mat1 @ mat2)``; ``self`` ignored where ``beta == 0``."""
+    operands = (1, 2)
+    _names = ("self", "mat1", "mat2")
+
+    def forward(self, arrays, attrs):
+        s, a, b = arrays
+        put = _host(s, a, b)
+        dtype, beta, alpha = attrs["dtype"], attrs["beta"], attrs["alpha"]
+        if put is None or a.dtype != dtype or b.dtype != dtype or s.dtype != dtype:
+            return None
+        out = _product(np.asarray(a), np.asarray(b))
+        if alpha != 1:
+            np.multiply(out, alpha, out=out)
+        if beta != 0:
+            sv = np.asarray(s)
+            np.add(out, sv if beta == 1 else sv * beta, out=out)
+        return put(out)
+
+    def backward(self, needs, in_meta, attrs, grads, saved):
+        ops = self._backward_operands(needs, in_meta, attrs, grads, saved)
+        if ops is None or in_meta[0][1] != attrs["dtype"]:
+            return None
+        put, gn = ops
+        g_self = None
+        if needs[0]:
+            beta = attrs["beta"]
+            if beta == 1 and in_meta[0][0] == gn.shape:
+                g_self = grads[0]  # handed on as it is, a JAX array already
+            else:
+                r = _sum_to(gn if beta == 1 else gn * beta.conjugate(), in_meta[0][0])
+                g_self = put(np.ascontiguousarray(r))
+        prods = self._products(needs, gn, saved, attrs["alpha"])
+        return [g_self] + [put(o) if o is not None else None for o in prods]
+
+
+MATMUL = _Matmul()
+ADDMM = _Addmm()
