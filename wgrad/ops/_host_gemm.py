@@ -3,6 +3,7 @@ import os
 
 import jax
 from jax._src.array import ArrayImpl as _ArrayImpl  # the class of concrete arrays
+from jax._src.config import transfer_guard_host_to_device as _guard
 from jax._src.core import ShapedArray as _ShapedArray
 from jax._src.lib import xla_client as _xla_client
 import numpy as np
@@ -25,7 +26,9 @@ _batched_device_put = getattr(_xla_client, "batched_device_put", None)
 # at least LAZY_MIN on every side (their operands are computed first) and keeps smaller
 # ones in the segment, where XLA fuses them. Both sum in the operands' precision: the
 # results differ from XLA's in rounding only (tests/ops/test_host_gemm.py compares them
-# with torch, XLA and finite differences). WGRAD_HOST_GEMM=0 turns the path off.
+# with torch, XLA and finite differences). JAX counts adopting a host array as a
+# host-to-device transfer, but on a CPU-only JAX no data moves, so a transfer guard lets
+# it through. WGRAD_HOST_GEMM=0 turns the path off.
 LAZY_MIN = 32
 _KINDS = frozenset(np.dtype(d) for d in (np.float32, np.float64, np.complex64,
                                          np.complex128))
@@ -60,7 +63,10 @@ def _adopter(device):
                 if len(_AVALS) > 256:  # NOTE [Bounded caches]
                     _AVALS.clear()
                 aval = _AVALS[key] = _ShapedArray(a.shape, a.dtype)
-            return _batched_device_put(aval, sharding, [a], [device], False)
+            if _guard.value in (None, "allow"):
+                return _batched_device_put(aval, sharding, [a], [device], False)
+            with jax.transfer_guard_host_to_device("allow"):  # nothing moves: see the NOTE
+                return _batched_device_put(aval, sharding, [a], [device], False)
 
         probe = _empty((2, 3), np.dtype(np.float32))
         probe[...] = np.arange(6).reshape(2, 3)
@@ -136,23 +142,28 @@ class Host:
         return len(a) >= 2 and len(b) >= 2 and min(a[-2], a[-1], b[-1]) >= LAZY_MIN
 
     def _backward_operands(self, needs, in_meta, attrs, grads, saved):
-        """``put`` and the gradient as a numpy array, or None."""
+        """``put``, the gradient as a numpy array and whether the product's second
+        operand is a matrix that the first one's batch was broadcast to; or None."""
         g = grads[0]
         put = _host(g)
         dtype = attrs["dtype"]
         if put is None or g.dtype != dtype:
             return None
         i, j = self.operands
-        if in_meta[i][0][:-2] != in_meta[j][0][:-2] or in_meta[i][1] != dtype \
+        sa, sb = in_meta[i][0], in_meta[j][0]
+        fold = len(sa) > 2 and len(sb) == 2
+        if sa[:-2] != sb[:-2] and not fold or in_meta[i][1] != dtype \
                 or in_meta[j][1] != dtype:
-            return None  # broadcast batch dimensions, a promotion: XLA's kernel
+            return None  # batch dimensions broadcast otherwise, a promotion: XLA's kernel
         for n in (self._names[i] if needs[j] else None, self._names[j] if needs[i] else None):
             if n is not None and _host(saved[n]) is None:
                 return None
-        return put, np.asarray(g)
+        return put, np.asarray(g), fold
 
-    def _products(self, needs, gn, saved, alpha=1):
-        """``grad @ b^H`` and ``a^H @ grad`` (times conj(alpha)) where needed."""
+    def _products(self, needs, gn, fold, saved, alpha=1):
+        """``grad @ b^H`` and ``a^H @ grad`` (times conj(alpha)) where needed; with
+        ``fold``, ``b``'s gradient sums over ``a``'s batch: one product of the rows of
+        ``a`` and ``grad`` folded together."""
         i, j = self.operands
         cplx = gn.dtype.kind == "c"
         out = []
@@ -162,8 +173,10 @@ class Host:
         else:
             out.append(None)
         if needs[j]:
-            out.append(_product(np.swapaxes(np.asarray(saved[self._names[i]]), -1, -2), gn,
-                                conj_x=cplx))
+            a = np.asarray(saved[self._names[i]])
+            if fold:
+                a, gn = a.reshape(-1, a.shape[-1]), gn.reshape(-1, gn.shape[-1])
+            out.append(_product(np.swapaxes(a, -1, -2), gn, conj_x=cplx))
         else:
             out.append(None)
         if alpha != 1:
@@ -189,8 +202,9 @@ class _Matmul(Host):
         ops = self._backward_operands(needs, in_meta, attrs, grads, saved)
         if ops is None:
             return None
-        put, gn = ops
-        return [put(o) if o is not None else None for o in self._products(needs, gn, saved)]
+        put, gn, fold = ops
+        return [put(o) if o is not None else None
+                for o in self._products(needs, gn, fold, saved)]
 
 
 class _Addmm(Host):
@@ -216,7 +230,7 @@ class _Addmm(Host):
         ops = self._backward_operands(needs, in_meta, attrs, grads, saved)
         if ops is None or in_meta[0][1] != attrs["dtype"]:
             return None
-        put, gn = ops
+        put, gn, fold = ops
         g_self = None
         if needs[0]:
             beta = attrs["beta"]
@@ -225,7 +239,7 @@ class _Addmm(Host):
             else:
                 r = _sum_to(gn if beta == 1 else gn * beta.conjugate(), in_meta[0][0])
                 g_self = put(np.ascontiguousarray(r))
-        prods = self._products(needs, gn, saved, attrs["alpha"])
+        prods = self._products(needs, gn, fold, saved, attrs["alpha"])
         return [g_self] + [put(o) if o is not None else None for o in prods]
 
 

@@ -405,6 +405,7 @@ def _host_forward(host, jitted, attrs):
     def f(*arrays):
         out = host.forward(arrays, attrs)
         return jitted(*arrays) if out is None else out
+    f.xla = jitted
     return f
 
 
