@@ -14,24 +14,26 @@ from .._device import several_devices
 _batched_device_put = getattr(_xla_client, "batched_device_put", None)
 
 # NOTE [Host GEMM]
-# On the CPU, XLA runs a dot through a kernel whose every call costs 30-45 us, an 8x8
-# product included (an elementwise kernel: ~4 us), and whose GEMM takes 2-3x the time of
-# the BLAS numpy ships (OpenBLAS) at the MLP benchmark's 64x256x256 (figures in
-# docs/performance.md, "Measurements behind choices in the code"). So where a product's
-# operands are concrete arrays and JAX has one device, a CPU, the product (and its
-# gradients) is computed by numpy's matmul over zero-copy views of the operands, into an
-# aligned buffer that JAX adopts without a copy. Under a JAX trace (wgrad.compile, jit,
-# vmap, a lazy segment's computation) the operands are tracers and XLA's dot computes it
-# as before, so compiled programs do not change. Lazy mode takes this path for products of
-# at least LAZY_MIN on every side (their operands are computed first) and keeps smaller
-# ones in the segment, where XLA fuses them. Both sum in the operands' precision: the
-# results differ from XLA's in rounding only (tests/ops/test_host_gemm.py compares them
-# with torch, XLA and finite differences). JAX counts adopting a host array as a
-# host-to-device transfer, but on a CPU-only JAX no data moves, so a transfer guard lets
-# it through. WGRAD_HOST_GEMM=0 turns the path off.
-LAZY_MIN = 32
-_KINDS = frozenset(np.dtype(d) for d in (np.float32, np.float64, np.complex64,
-                                         np.complex128))
+# On the CPU, XLA's complex GEMM is 1.5-2.5x slower than the BLAS numpy ships (OpenBLAS)
+# at the MLP benchmark's 64x256x256, and a dot waited for costs 30-45 us whatever its size
+# (figures in docs/performance.md, "Host GEMM"). So where a complex product's operands are
+# concrete arrays, JAX has one device, a CPU, and the product is large enough (m*k*n of
+# at least MIN_WORK), the product and its gradients are computed by numpy's matmul over
+# zero-copy views of the operands, into an aligned buffer that JAX adopts without a copy.
+# Smaller products and real ones stay XLA's: eager XLA calls are queued and overlap the
+# Python that follows, where the host path waits for its operands, so in a whole step a
+# small product is faster in XLA (a 16^3 forward and backward: 0.16 against 0.25 ms), and
+# real GEMMs tie. Under a JAX trace (wgrad.compile, jit, vmap, a lazy segment's
+# computation) the operands are tracers and XLA's dot computes the product, so compiled
+# programs do not change. Lazy mode takes the host from MIN_WORK_LAZY (a product left in
+# its segment costs no flush). Both sum in the operands' precision: the results differ
+# from XLA's in rounding only (tests/ops/test_host_gemm.py compares them with torch, XLA
+# and finite differences). JAX counts adopting a host array as a host-to-device transfer,
+# but on a CPU-only JAX no data moves, so a transfer guard lets it through.
+# WGRAD_HOST_GEMM=0 turns the path off.
+MIN_WORK = 1 << 21
+MIN_WORK_LAZY = 1 << 22
+_KINDS = frozenset(np.dtype(d) for d in (np.complex64, np.complex128))
 _STATE = []  # [put, array type] once probed; put is None where the path is off
 _AVALS = {}
 
@@ -88,6 +90,12 @@ def _empty(shape, dtype):
     return buf[off:off + n].view(dtype).reshape(shape)
 
 
+def _worth(sa, sb, dtype, least):
+    """Whether a product of operands of shapes ``sa`` and ``sb`` runs on the host."""
+    return dtype in _KINDS and len(sa) >= 2 and len(sb) >= 2 and \
+        sa[-2] * sa[-1] * sb[-1] >= least
+
+
 def _host(*arrays):
     """``put`` where every array is concrete, of a BLAS dtype and not empty; else None."""
     st = _STATE or _probe()
@@ -129,17 +137,17 @@ def _sum_to(x, shape):
 class Host:
     """How a product Primitive computes on the host: ``forward(arrays, attrs)`` and
     ``backward(needs, in_meta, attrs, grads, saved)`` give arrays, or None where XLA is
-    to compute; ``in_lazy(shapes)`` says whether a lazy call or node leaves its segment
-    for the host. ``operands`` index the product's two operands among the inputs."""
+    to compute; ``in_lazy(metas)`` says whether a lazy call or node whose inputs have
+    these (shape, dtype) pairs leaves its segment for the host. ``operands`` index the product's two operands among the inputs."""
 
     operands = (0, 1)
 
-    def in_lazy(self, shapes):
+    def in_lazy(self, metas):
         st = _STATE or _probe()
         if st[0] is None:
             return False
-        a, b = shapes[self.operands[0]], shapes[self.operands[1]]
-        return len(a) >= 2 and len(b) >= 2 and min(a[-2], a[-1], b[-1]) >= LAZY_MIN
+        (sa, da), (sb, _) = metas[self.operands[0]], metas[self.operands[1]]
+        return _worth(sa, sb, da, MIN_WORK_LAZY)
 
     def _backward_operands(self, needs, in_meta, attrs, grads, saved):
         """``put``, the gradient as a numpy array and whether the product's second
@@ -151,6 +159,8 @@ class Host:
             return None
         i, j = self.operands
         sa, sb = in_meta[i][0], in_meta[j][0]
+        if not _worth(sa, sb, dtype, MIN_WORK):
+            return None
         fold = len(sa) > 2 and len(sb) == 2
         if sa[:-2] != sb[:-2] and not fold or in_meta[i][1] != dtype \
                 or in_meta[j][1] != dtype:
@@ -192,8 +202,10 @@ class _Matmul(Host):
 
     def forward(self, arrays, attrs):
         a, b = arrays
-        put = _host(a, b)
         dtype = attrs["dtype"]
+        if not _worth(a.shape, b.shape, dtype, MIN_WORK):
+            return None
+        put = _host(a, b)
         if put is None or a.dtype != dtype or b.dtype != dtype:
             return None
         return put(_product(np.asarray(a), np.asarray(b)))
@@ -214,8 +226,10 @@ class _Addmm(Host):
 
     def forward(self, arrays, attrs):
         s, a, b = arrays
-        put = _host(s, a, b)
         dtype, beta, alpha = attrs["dtype"], attrs["beta"], attrs["alpha"]
+        if not _worth(a.shape, b.shape, dtype, MIN_WORK):
+            return None
+        put = _host(s, a, b)
         if put is None or a.dtype != dtype or b.dtype != dtype or s.dtype != dtype:
             return None
         out = _product(np.asarray(a), np.asarray(b))

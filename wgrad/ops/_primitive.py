@@ -426,7 +426,7 @@ def _lazy_call(prim, args, attrs):
             or _hooks_tls.stack:
         return None
     if prim.host is not None and prim.host.in_lazy(
-            [a.shape if isinstance(a, Tensor) else () for a in args]):
+            [(a.shape, a.dtype.np) if isinstance(a, Tensor) else ((), None) for a in args]):
         return None  # NOTE [Host GEMM]
     akey = tuple(attrs.items())
     fast = prim._fast
@@ -888,7 +888,7 @@ class OpNode(Node):
             return p.run_formulas(self.attrs, self.needs, self.in_meta, self.out_meta,
                                   list(grads), sv)
         if _lazy_state.on and not _hooks_tls.stack and p.lazy_backward and (
-                p.host is None or not p.host.in_lazy([m[0] for m in self.in_meta])):
+                p.host is None or not p.host.in_lazy(self.in_meta)):
             # recorded into the segment (NOTE [Lazy segments])
             tls = _lazy.tls
             prev, tls.raw = tls.raw, True
