@@ -138,7 +138,8 @@ class Host:
     """How a product Primitive computes on the host: ``forward(arrays, attrs)`` and
     ``backward(needs, in_meta, attrs, grads, saved)`` give arrays, or None where XLA is
     to compute; ``in_lazy(metas)`` says whether a lazy call or node whose inputs have
-    these (shape, dtype) pairs leaves its segment for the host. ``operands`` index the product's two operands among the inputs."""
+    these (shape, dtype) pairs leaves its segment for the host. ``operands`` index the
+    product's two operands among the inputs."""
 
     operands = (0, 1)
 
