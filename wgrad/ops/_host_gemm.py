@@ -136,10 +136,10 @@ def _sum_to(x, shape):
 
 class Host:
     """How a product Primitive computes on the host: ``forward(arrays, attrs)`` and
-    ``backward(needs, in_meta, attrs, grads, saved)`` give arrays, or None where XLA is
-    to compute; ``in_lazy(metas)`` says whether a lazy call or node whose inputs have
-    these (shape, dtype) pairs leaves its segment for the host. ``operands`` index the
-    product's two operands among the inputs."""
+    ``backward(needs, in_meta, attrs, grads, names, saved_vals)`` give arrays, or None
+    where XLA is to compute; ``in_lazy(metas)`` says whether a lazy call or node whose
+    inputs have these (shape, dtype) pairs leaves its segment for the host.
+    ``operands`` index the product's two operands among the inputs."""
 
     operands = (0, 1)
 
@@ -150,26 +150,28 @@ class Host:
         (sa, da), (sb, _) = metas[self.operands[0]], metas[self.operands[1]]
         return _worth(sa, sb, da, MIN_WORK_LAZY)
 
-    def _backward_operands(self, needs, in_meta, attrs, grads, saved):
-        """``put``, the gradient as a numpy array and whether the product's second
-        operand is a matrix that the first one's batch was broadcast to; or None."""
-        g = grads[0]
-        put = _host(g)
+    def _backward_operands(self, needs, in_meta, attrs, grads, names, saved_vals):
+        """``put``, the gradient as a numpy array, whether the product's second operand
+        is a matrix that the first one's batch was broadcast to, and the saved values by
+        name; or None."""
         dtype = attrs["dtype"]
-        if put is None or g.dtype != dtype:
-            return None
         i, j = self.operands
         sa, sb = in_meta[i][0], in_meta[j][0]
         if not _worth(sa, sb, dtype, MIN_WORK):
+            return None
+        g = grads[0]
+        put = _host(g)
+        if put is None or g.dtype != dtype:
             return None
         fold = len(sa) > 2 and len(sb) == 2
         if sa[:-2] != sb[:-2] and not fold or in_meta[i][1] != dtype \
                 or in_meta[j][1] != dtype:
             return None  # batch dimensions broadcast otherwise, a promotion: XLA's kernel
+        saved = dict(zip(names, saved_vals))
         for n in (self._names[i] if needs[j] else None, self._names[j] if needs[i] else None):
             if n is not None and _host(saved[n]) is None:
                 return None
-        return put, np.asarray(g), fold
+        return put, np.asarray(g), fold, saved
 
     def _products(self, needs, gn, fold, saved, alpha=1):
         """``grad @ b^H`` and ``a^H @ grad`` (times conj(alpha)) where needed; with
@@ -211,11 +213,11 @@ class _Matmul(Host):
             return None
         return put(_product(np.asarray(a), np.asarray(b)))
 
-    def backward(self, needs, in_meta, attrs, grads, saved):
-        ops = self._backward_operands(needs, in_meta, attrs, grads, saved)
+    def backward(self, needs, in_meta, attrs, grads, names, saved_vals):
+        ops = self._backward_operands(needs, in_meta, attrs, grads, names, saved_vals)
         if ops is None:
             return None
-        put, gn, fold = ops
+        put, gn, fold, saved = ops
         return [put(o) if o is not None else None
                 for o in self._products(needs, gn, fold, saved)]
 
@@ -241,11 +243,11 @@ class _Addmm(Host):
             np.add(out, sv if beta == 1 else sv * beta, out=out)
         return put(out)
 
-    def backward(self, needs, in_meta, attrs, grads, saved):
-        ops = self._backward_operands(needs, in_meta, attrs, grads, saved)
+    def backward(self, needs, in_meta, attrs, grads, names, saved_vals):
+        ops = self._backward_operands(needs, in_meta, attrs, grads, names, saved_vals)
         if ops is None or in_meta[0][1] != attrs["dtype"]:
             return None
-        put, gn, fold = ops
+        put, gn, fold, saved = ops
         g_self = None
         if needs[0]:
             beta = attrs["beta"]

@@ -413,7 +413,7 @@ def _host_kernel(host, jitted, needs, in_meta, attrs, names):
     """A backward kernel that computes on the host where ``host`` can (NOTE [Host
     GEMM]); traced, it is the jitted kernel."""
     def k(grads, saved_vals):
-        out = host.backward(needs, in_meta, attrs, grads, dict(zip(names, saved_vals)))
+        out = host.backward(needs, in_meta, attrs, grads, names, saved_vals)
         return jitted(grads, saved_vals) if out is None else out
     return k
 
