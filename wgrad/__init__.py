@@ -5,7 +5,9 @@ conjugate-Wirtinger convention (``.grad`` is the conjugate of ``jax.grad``).
 
 Importing wgrad turns on JAX's 64-bit mode (``jax_enable_x64``) so that float64,
 complex128 and int64 exist, as in torch; set ``WGRAD_DISABLE_X64=1`` before import to
-keep JAX in 32-bit mode (64-bit dtypes then raise a clear error).
+keep JAX in 32-bit mode (64-bit dtypes then raise a clear error). It also has JAX's CPU
+backend run each computation on the calling thread (NOTE [CPU dispatch] in
+_compile_cache.py; ``WGRAD_CPU_ASYNC_DISPATCH=1`` keeps JAX's asynchronous default).
 """
 import jax as _jax
 
@@ -14,6 +16,7 @@ from . import _compile_cache
 
 if _dtype.X64_ENABLED:
     _jax.config.update("jax_enable_x64", True)
+_compile_cache.synchronous_cpu_dispatch()  # NOTE [CPU dispatch]
 _compile_cache.configure()  # NOTE [Persistent compilation cache]
 _compile_cache.share_mlir_context()  # NOTE [Shared MLIR context]
 

@@ -28,6 +28,20 @@
 # modules, and so the cache keys and executables, are the same. It patches a JAX internal:
 # where ``jax._src.interpreters.mlir.make_ir_context`` is missing, nothing changes;
 # ``WGRAD_SHARED_MLIR_CONTEXT=0`` turns it off.
+
+# NOTE [CPU dispatch]
+# JAX's CPU backend runs a computation it estimates as more than cheap on a worker thread
+# and hands the result back (asynchronous dispatch). On the sessions' 2-core machines that
+# handoff costs 25-60 us a call: a complex64 64x256 product of two arrays takes 48-70 us
+# dispatched that way and 8 us on the calling thread, an 8x8 matmul 33-48 us against 6
+# (figures in docs/performance.md, "CPU dispatch"). Eager wgrad code calls XLA once per
+# op and mostly waits for the result soon after, so the overlap the handoff buys is small
+# and its cost is paid per op: at import wgrad has the CPU backend run every computation
+# on the calling thread (``jax_cpu_enable_async_dispatch`` off), as it turns on
+# ``jax_enable_x64``. It applies to the whole process and only where the CPU backend is
+# not yet created; a JAX program that keeps computing while its Python runs ahead may
+# want it back: ``WGRAD_CPU_ASYNC_DISPATCH=1`` (or a ``JAX_CPU_ENABLE_ASYNC_DISPATCH``
+# variable, the user's own choice) leaves JAX's default.
 """
 import importlib
 import os
@@ -42,7 +56,8 @@ try:  # a JAX internal (NOTE [Shared MLIR context]); without it nothing is patch
 except ImportError:  # pragma: no cover (another JAX layout)
     _jax_mlir = None
 
-__all__ = ["configure", "cache_dir", "default_dir", "share_mlir_context"]
+__all__ = ["configure", "cache_dir", "default_dir", "share_mlir_context",
+           "synchronous_cpu_dispatch"]
 
 _OFF = ("0", "off", "false", "no", "")
 _state = {"dir": None}
@@ -115,4 +130,15 @@ def share_mlir_context(environ=None):
     shared_ir_context._wgrad_shared = True
     shared_ir_context.__wrapped__ = make
     mlir.make_ir_context = shared_ir_context
+    return True
+
+
+def synchronous_cpu_dispatch(environ=None):
+    """Have JAX's CPU backend run computations on the calling thread (NOTE [CPU
+    dispatch]); returns whether wgrad set it."""
+    env = os.environ if environ is None else environ
+    if env.get("WGRAD_CPU_ASYNC_DISPATCH", "0").strip().lower() not in _OFF \
+            or "JAX_CPU_ENABLE_ASYNC_DISPATCH" in env:
+        return False
+    jax.config.update("jax_cpu_enable_async_dispatch", False)
     return True

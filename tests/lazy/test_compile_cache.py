@@ -73,3 +73,26 @@ def test_shared_mlir_context_one_per_thread():
         x = np.arange(n, dtype=np.float32)
         np.testing.assert_allclose(jax.jit(lambda a: jnp.sin(a) * 2)(x), np.sin(x) * 2,
                                    rtol=1e-6)
+
+
+def test_cpu_computations_run_on_the_calling_thread():
+    # NOTE [CPU dispatch]: set at import, before the CPU backend exists
+    from jax._src import xla_bridge
+    assert xla_bridge._CPU_ENABLE_ASYNC_DISPATCH.value is False
+    assert _compile_cache.synchronous_cpu_dispatch({}) is True
+
+
+@pytest.mark.parametrize("env", [{"WGRAD_CPU_ASYNC_DISPATCH": "1"},
+                                 {"JAX_CPU_ENABLE_ASYNC_DISPATCH": "true"},
+                                 {"JAX_CPU_ENABLE_ASYNC_DISPATCH": "false"}])
+def test_cpu_dispatch_opt_outs_leave_jax_alone(env):
+    assert _compile_cache.synchronous_cpu_dispatch(env) is False
+
+
+def test_cpu_dispatch_opt_out_in_a_fresh_process():
+    code = ("import wgrad; from jax._src import xla_bridge as x; "
+            "print(x._CPU_ENABLE_ASYNC_DISPATCH.value)")
+    env = dict(os.environ, WGRAD_CPU_ASYNC_DISPATCH="1", PYTHONPATH=ROOT)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip() == "True"
