@@ -235,7 +235,11 @@ def one(workload, impl, reps=None):
         import wgrad  # noqa: F401 - import cost stays out of the baseline
     elif impl.startswith("jax"):
         import jax
+        # the settings importing wgrad makes (x64; NOTE [CPU dispatch]), so that the JAX
+        # cells differ from wgrad's in the program only
         jax.config.update("jax_enable_x64", True)
+        if os.environ.get("WGRAD_CPU_ASYNC_DISPATCH", "0") in ("0", ""):
+            jax.config.update("jax_cpu_enable_async_dispatch", False)
     else:
         try:
             import torch  # noqa: F401
