@@ -111,7 +111,7 @@ def test_a_change_reaches_cached_eager_kernels_at_once(monkeypatch):
     """The eager forward and backward kernels are jitted once per signature; the setting
     is part of their cache keys, so a change retraces them."""
     # XLA's kernels, not numpy's (NOTE [Host GEMM]: a CPU computes float32 in full anyway)
-    monkeypatch.setattr(_host_gemm, "_STATE", [None, None])
+    monkeypatch.setattr(_host_gemm, "_STATE", [None])
     with wgrad.lazy(False):  # eager kernels (a lazy segment is one jax.jit of them)
         _check_eager_kernels_retrace()
 

@@ -9,6 +9,7 @@ from jax._src.lib import xla_client as _xla_client
 import numpy as np
 
 from .._device import several_devices
+from .shape import _sum_to_fwd  # the broadcast reduction, over numpy arrays here
 
 # JAX's C++ entry point for host arrays (see _adopter), where this JAX has it
 _batched_device_put = getattr(_xla_client, "batched_device_put", None)
@@ -33,17 +34,16 @@ _batched_device_put = getattr(_xla_client, "batched_device_put", None)
 MIN_WORK = 1 << 21
 MIN_WORK_LAZY = 1 << 22
 _KINDS = frozenset(np.dtype(d) for d in (np.complex64, np.complex128))
-_STATE = []  # [put, array type] once probed; put is None where the path is off
+_STATE = []  # [put] once probed; put is None where the path is off
 _AVALS = {}
 
 
 def _probe():
-    put = array_type = None
+    put = None
     if os.environ.get("WGRAD_HOST_GEMM", "1") != "0" and not several_devices() \
             and jax.default_backend() == "cpu":
-        array_type = _ArrayImpl  # concrete arrays only: never a tracer
         put = _adopter(jax.devices()[0])
-    _STATE[:] = [put, array_type]
+    _STATE[:] = [put]
     return _STATE
 
 
@@ -96,13 +96,13 @@ def _worth(sa, sb, dtype, least):
 
 
 def _host(*arrays):
-    """``put`` where every array is concrete, of a BLAS dtype and not empty; else None."""
-    st = _STATE or _probe()
-    put, array_type = st
+    """``put`` where every array is concrete (never a tracer), of a BLAS dtype and not
+    empty; else None."""
+    put = (_STATE or _probe())[0]
     if put is None:
         return None
     for a in arrays:
-        if type(a) is not array_type or a.dtype not in _KINDS or a.size == 0:
+        if type(a) is not _ArrayImpl or a.dtype not in _KINDS or a.size == 0:
             return None
     return put
 
@@ -124,15 +124,6 @@ def _product(x, y, conj_x=False, conj_y=False):
     return np.matmul(x, y, out=out)
 
 
-def _sum_to(x, shape):
-    """``x`` summed over the dimensions broadcast from ``shape`` (NOTE [Gradient
-    post-processing])."""
-    lead = x.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
-                                      if n == 1 and x.shape[lead + i] != 1)
-    return x.sum(axis=axes).reshape(shape) if axes else x
-
-
 class Host:
     """How a product Primitive computes on the host: ``forward(arrays, attrs)`` and
     ``backward(needs, in_meta, attrs, grads, names, saved_vals)`` give arrays, or None
@@ -143,11 +134,19 @@ class Host:
     operands = (0, 1)
 
     def in_lazy(self, metas):
-        st = _STATE or _probe()
-        if st[0] is None:
+        if (_STATE or _probe())[0] is None:
             return False
         (sa, da), (sb, _) = metas[self.operands[0]], metas[self.operands[1]]
         return _worth(sa, sb, da, MIN_WORK_LAZY)
+
+    def _forward_put(self, arrays, attrs):
+        """``put`` where numpy computes this call's product; else None."""
+        dtype = attrs["dtype"]
+        a, b = arrays[self.operands[0]], arrays[self.operands[1]]
+        if not _worth(a.shape, b.shape, dtype, MIN_WORK) or \
+                any(x.dtype != dtype for x in arrays):
+            return None
+        return _host(*arrays)
 
     def _backward_operands(self, needs, in_meta, attrs, grads, names, saved_vals):
         """``put``, the gradient as a numpy array, whether the product's second operand
@@ -203,13 +202,10 @@ class _Matmul(Host):
     _names = ("self", "other")
 
     def forward(self, arrays, attrs):
+        put = self._forward_put(arrays, attrs)
+        if put is None:
+            return None
         a, b = arrays
-        dtype = attrs["dtype"]
-        if not _worth(a.shape, b.shape, dtype, MIN_WORK):
-            return None
-        put = _host(a, b)
-        if put is None or a.dtype != dtype or b.dtype != dtype:
-            return None
         return put(_product(np.asarray(a), np.asarray(b)))
 
     def backward(self, needs, in_meta, attrs, grads, names, saved_vals):
@@ -227,13 +223,11 @@ class _Addmm(Host):
     _names = ("self", "mat1", "mat2")
 
     def forward(self, arrays, attrs):
+        put = self._forward_put(arrays, attrs)
+        if put is None:
+            return None
         s, a, b = arrays
-        dtype, beta, alpha = attrs["dtype"], attrs["beta"], attrs["alpha"]
-        if not _worth(a.shape, b.shape, dtype, MIN_WORK):
-            return None
-        put = _host(s, a, b)
-        if put is None or a.dtype != dtype or b.dtype != dtype or s.dtype != dtype:
-            return None
+        beta, alpha = attrs["beta"], attrs["alpha"]
         out = _product(np.asarray(a), np.asarray(b))
         if alpha != 1:
             np.multiply(out, alpha, out=out)
@@ -253,7 +247,8 @@ class _Addmm(Host):
             if beta == 1 and in_meta[0][0] == gn.shape:
                 g_self = grads[0]  # handed on as it is, a JAX array already
             else:
-                r = _sum_to(gn if beta == 1 else gn * beta.conjugate(), in_meta[0][0])
+                r = _sum_to_fwd(gn if beta == 1 else gn * beta.conjugate(),
+                                shape=in_meta[0][0])
                 g_self = put(np.ascontiguousarray(r))
         prods = self._products(needs, gn, fold, saved, attrs["alpha"])
         return [g_self] + [put(o) if o is not None else None for o in prods]

@@ -230,10 +230,12 @@ def dim_order(input, *, ambiguity_check=False):
 
 
 def _sum_to_fwd(self, *, shape):
+    """``self`` summed over the dimensions broadcast from ``shape``: a JAX array, or a
+    numpy one (NOTE [Host GEMM]'s bias gradient)."""
     lead = self.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and self.shape[lead + i] != 1)
-    out = jnp.sum(self, axis=axes, keepdims=True) if axes else self
+    out = self.sum(axis=axes, keepdims=True) if axes else self
     return out.reshape(shape)
 
 
