@@ -16,21 +16,21 @@ _batched_device_put = getattr(_xla_client, "batched_device_put", None)
 
 # NOTE [Host GEMM]
 # On the CPU, XLA's complex GEMM is 1.5-2.5x slower than the BLAS numpy ships (OpenBLAS)
-# at the MLP benchmark's 64x256x256 (figures in docs/performance.md, "Host GEMM"). So where a complex product's operands are
-# concrete arrays, JAX has one device, a CPU, and the product is large enough (m*k*n of
-# at least MIN_WORK), the product and its gradients are computed by numpy's matmul over
-# zero-copy views of the operands, into an aligned buffer that JAX adopts without a copy.
-# Smaller products and real ones stay XLA's: measured in whole steps, a small product is
-# faster in XLA, whose call on the calling thread (NOTE [CPU dispatch] in
-# _compile_cache.py) costs less than the host path's conversions (a 16^3 forward and
-# backward: 0.14 against 0.22 ms), and real GEMMs tie. Under a JAX trace (wgrad.compile, jit, vmap, a lazy segment's
-# computation) the operands are tracers and XLA's dot computes the product, so compiled
-# programs do not change. Lazy mode takes the host from MIN_WORK_LAZY (a product left in
-# its segment costs no flush). Both sum in the operands' precision: the results differ
-# from XLA's in rounding only (tests/ops/test_host_gemm.py compares them with torch, XLA
-# and finite differences). JAX counts adopting a host array as a host-to-device transfer,
-# but on a CPU-only JAX no data moves, so a transfer guard lets it through.
-# WGRAD_HOST_GEMM=0 turns the path off.
+# at the MLP benchmark's 64x256x256 (figures in docs/performance.md, "Host GEMM"). So
+# where a complex product's operands are concrete arrays, JAX has one device, a CPU, and
+# the product is large enough (m*k*n of at least MIN_WORK), the product and its gradients
+# are computed by numpy's matmul over zero-copy views of the operands, into an aligned
+# buffer that JAX adopts without a copy. Smaller products and real ones stay XLA's:
+# measured in whole steps, a small product is faster in XLA, whose call on the calling
+# thread (NOTE [CPU dispatch] in _compile_cache.py) costs less than the host path's
+# conversions (a 16^3 forward and backward: 0.14 against 0.22 ms), and real GEMMs tie.
+# Under a JAX trace (wgrad.compile, jit, vmap, a lazy segment's computation) the operands
+# are tracers and XLA's dot computes the product, so compiled programs do not change. Lazy
+# mode takes the host from MIN_WORK_LAZY (a product left in its segment costs no flush).
+# Both sum in the operands' precision: the results differ from XLA's in rounding only
+# (tests/ops/test_host_gemm.py compares them with torch, XLA and finite differences). JAX
+# counts adopting a host array as a host-to-device transfer, but on a CPU-only JAX no data
+# moves, so a transfer guard lets it through. WGRAD_HOST_GEMM=0 turns the path off.
 MIN_WORK = 1 << 21
 MIN_WORK_LAZY = 1 << 22
 _KINDS = frozenset(np.dtype(d) for d in (np.complex64, np.complex128))
