@@ -69,12 +69,14 @@ def ifftn(input, s=None, dim=None, norm=None, *, out=None):
 
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """Two-dimensional transform (``fftn`` over the last two dims by default)."""
-    return fftn(input, s, dim, norm)
+    shape, dims = _f.canonical_dims(input, s, dim)
+    return _f.c2c(input, shape, dims, norm, True)
 
 
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """Inverse of :func:`fft2`."""
-    return ifftn(input, s, dim, norm)
+    shape, dims = _f.canonical_dims(input, s, dim)
+    return _f.c2c(input, shape, dims, norm, False)
 
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):

@@ -1,12 +1,15 @@
 """The persistent compilation cache (NOTE [Persistent compilation cache])."""
+import json
 import os
 import subprocess
 import sys
 
 import jax
+import numpy as np
 import pytest
 
 from wgrad import _compile_cache
+from wgrad.ops import _lazy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -59,7 +62,6 @@ def test_shared_mlir_context_one_per_thread():
     import threading
 
     import jax.numpy as jnp
-    import numpy as np
     from jax._src.interpreters import mlir
     assert _compile_cache.share_mlir_context() is True
     assert _compile_cache.share_mlir_context({"WGRAD_SHARED_MLIR_CONTEXT": "0"}) is False
@@ -80,6 +82,8 @@ def test_cpu_computations_run_on_the_calling_thread():
     from jax._src import xla_bridge
     assert xla_bridge._CPU_ENABLE_ASYNC_DISPATCH.value is False
     assert _compile_cache.synchronous_cpu_dispatch({}) is True
+    # so backward() does not run the forward first (NOTE [Lazy segments])
+    assert _lazy.dispatch_overlaps() is (jax.default_backend() != "cpu")
 
 
 @pytest.mark.parametrize("env", [{"WGRAD_CPU_ASYNC_DISPATCH": "1"},
@@ -90,9 +94,15 @@ def test_cpu_dispatch_opt_outs_leave_jax_alone(env):
 
 
 def test_cpu_dispatch_opt_out_in_a_fresh_process():
-    code = ("import wgrad; from jax._src import xla_bridge as x; "
-            "print(x._CPU_ENABLE_ASYNC_DISPATCH.value)")
-    env = dict(os.environ, WGRAD_CPU_ASYNC_DISPATCH="1", PYTHONPATH=ROOT)
+    # and with asynchronous dispatch backward() runs the forward first, then the backward
+    code = ("import wgrad; from jax._src import xla_bridge as x\n"
+            "w = wgrad.ones(3, requires_grad=True)\n"
+            "with wgrad.lazy():\n"
+            "    (w.sin() * 2).sum().backward()\n"
+            "print(x._CPU_ENABLE_ASYNC_DISPATCH.value, wgrad.ops._lazy.dispatch_overlaps(),"
+            " wgrad.lazy.stats()['segments'], w.grad.tolist())")
+    env = dict(os.environ, WGRAD_CPU_ASYNC_DISPATCH="1", PYTHONPATH=ROOT, WGRAD_LAZY="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, check=True).stdout
-    assert out.strip() == "True"
+                         text=True, check=True).stdout.split(maxsplit=3)
+    assert out[:3] == ["True", "True", "2"]
+    np.testing.assert_allclose(json.loads(out[3]), 2 * np.cos(np.ones(3)), rtol=1e-6)

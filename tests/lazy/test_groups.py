@@ -9,7 +9,7 @@ import torch
 
 import wgrad
 from wgrad._autograd.saved import SavedTensor
-from wgrad.ops import _lazy_graph
+from wgrad.ops import _lazy, _lazy_graph
 
 pytestmark = pytest.mark.skipif(not _lazy_graph.ENABLED, reason="WGRAD_LAZY_GROUPS=0")
 
@@ -128,12 +128,13 @@ def test_a_step_is_one_computation_per_pass_and_repeats_hit_the_cache():
             x.grad = None
             before = wgrad.lazy.stats()
             loss = ((wgrad.fft.fft(x).abs() - m) ** 2).sum()
-            loss.backward()   # the forward, then the whole backward: one call
+            loss.backward()   # forward and backward: one call each, or one for both
             after = wgrad.lazy.stats()
             g, = wgrad.autograd.grad(((wgrad.fft.fft(x).abs() - m) ** 2).sum(), x)
             g.numpy()         # grad() does not flush first: forward and backward at once
             last = wgrad.lazy.stats()
-    assert after["segments"] - before["segments"] == 2
+    # the forward runs first only where dispatch is asynchronous (NOTE [Lazy segments])
+    assert after["segments"] - before["segments"] == 1 + _lazy.dispatch_overlaps()
     assert last["segments"] - after["segments"] == 1
     assert last["compiles"] == before["compiles"]
     xt = torch.tensor(x.detach().numpy(), requires_grad=True)

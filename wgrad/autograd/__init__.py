@@ -201,7 +201,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         warnings.warn(_WARN_CREATE_GRAPH, UserWarning, stacklevel=2)
     roots, root_grads = _root_edges(tensors, grads)
     edges = _input_edges(inputs, retain_grad=True) if inputs else None
-    if _lazy_state.on:
+    if _lazy_state.on and _lazy.dispatch_overlaps():
         _lazy.flush()  # the forward runs while the backward is recorded (NOTE [Lazy segments])
     get_default_engine().execute(roots, root_grads, retain_graph, create_graph, edges,
                                  accumulate_grad=True)

@@ -33,10 +33,13 @@
 #
 # When a segment flushes: a value is read (above); the segment reaches CAP calls (a
 # group's backward counts as its ops); the outermost ``lazy()`` block exits;
-# ``backward()`` starts (XLA runs the forward while the backward is recorded: a
-# phase-retrieval step 0.491 against 0.605 ms with forward and backward in one segment,
-# minima of 15 interleaved rounds, 2026-11-26; the MLP step ties) and returns (its
-# gradients are then concrete); ``flush()``. ``grad()`` does not flush first: its
+# ``backward()`` starts, where dispatch is asynchronous (a GPU, or JAX's asynchronous CPU
+# dispatch: XLA runs the forward while the backward is recorded; with it a phase-retrieval
+# step took 0.491 against 0.605 ms with forward and backward in one segment, minima of 15
+# interleaved rounds, 2026-11-26), but not with wgrad's synchronous CPU dispatch (NOTE [CPU
+# dispatch]): there the forward would only wait, and one segment of both is faster (phase
+# 0.288 against 0.319 ms, medians of 40 interleaved rounds, chain 3% faster, MLP ties,
+# 2026-11-27); ``backward()`` returns (its gradients are then concrete); ``flush()``. ``grad()`` does not flush first: its
 # backward joins the pending forward's segment. Ops that run eagerly instead (their
 # inputs are forced first): views and in-place ops (they read their input's array:
 # version counters, storage and CopySlices keep their eager semantics), ``jit=False``
@@ -83,7 +86,7 @@ from .._dtype import from_np as _from_np
 from .._tensor import DATA_SLOT, Tensor, Size, _wrap_dim
 
 __all__ = ["lazy", "flush", "stats", "Pending", "NotLazy", "raw", "tls", "record",
-           "abstract", "CAP"]
+           "abstract", "CAP", "dispatch_overlaps"]
 
 CAP = int(os.environ.get("WGRAD_LAZY_CAP", "32"))
 CACHE_MAX = 256
@@ -335,6 +338,20 @@ def _flush(seg):
 def flush():
     """Run the pending segment now."""
     _flush(_seg[0])
+
+
+def dispatch_overlaps():
+    """Whether a flush returns before XLA has finished, so that Python can go on
+    recording meanwhile: a GPU, or JAX's asynchronous CPU dispatch (NOTE [CPU dispatch]).
+    ``backward()`` flushes the forward first only then (NOTE [Lazy segments])."""
+    if _default_jax_device().platform != "cpu":
+        return True
+    if not _ASYNC_CPU:  # fixed when JAX made its CPU client: read once
+        _ASYNC_CPU.append(bool(jax.config.values.get("jax_cpu_enable_async_dispatch", True)))
+    return _ASYNC_CPU[0]
+
+
+_ASYNC_CPU = []
 
 
 def stats():

@@ -125,12 +125,15 @@ def _check_n(n):
 
 def canonical_dims(x, s, dim):
     """(shape, dims) with ``-1`` entries of ``s`` resolved; ``s=None`` keeps sizes."""
-    nd = x.ndim
+    size = x.shape
+    nd = len(size)
     if dim is not None:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = tuple(_wrap_dim(d, nd) for d in dims)
-        if len(set(dims)) != len(dims):
-            raise RuntimeError("FFT dims must be unique")
+        if isinstance(dim, int):
+            dims = (_wrap_dim(dim, nd),)
+        else:
+            dims = tuple([_wrap_dim(d, nd) for d in dim])
+            if len(set(dims)) != len(dims):
+                raise RuntimeError("FFT dims must be unique")
         if s is not None and len(s) != len(dims):
             raise RuntimeError("When given, dim and shape arguments must have the same length")
     elif s is not None:
@@ -141,18 +144,21 @@ def canonical_dims(x, s, dim):
     else:
         dims = tuple(range(nd))
     if s is None:
-        shape = tuple(x.shape[d] for d in dims)
+        shape = tuple([size[d] for d in dims])
     else:
-        shape = tuple(x.shape[d] if n == -1 else int(n) for n, d in zip(s, dims))
+        shape = tuple([size[d] if n == -1 else int(n) for n, d in zip(s, dims)])
     for n in shape:
-        _check_n(n)
+        if n < 1:
+            _check_n(n)
     return shape, dims
 
 
 def resize(x, dims, shape):
+    size = x.shape
     for d, n in zip(dims, shape):
-        if x.shape[d] != n:
-            x = _pad_dim(x, d, n - x.shape[d])
+        if size[d] != n:
+            x = _pad_dim(x, d, n - size[d])
+            size = x.shape
     return x
 
 
