@@ -39,8 +39,9 @@
 # interleaved rounds, 2026-11-26), but not with wgrad's synchronous CPU dispatch (NOTE [CPU
 # dispatch]): there the forward would only wait, and one segment of both is faster (phase
 # 0.288 against 0.319 ms, medians of 40 interleaved rounds, chain 3% faster, MLP ties,
-# 2026-11-27); ``backward()`` returns (its gradients are then concrete); ``flush()``. ``grad()`` does not flush first: its
-# backward joins the pending forward's segment. Ops that run eagerly instead (their
+# 2026-11-27); ``backward()`` returns (its gradients are then concrete); ``flush()``.
+# ``grad()`` does not flush first: its backward joins the pending forward's segment.
+# Ops that run eagerly instead (their
 # inputs are forced first): views and in-place ops (they read their input's array:
 # version counters, storage and CopySlices keep their eager semantics), ``jit=False``
 # primitives (device moves), anything under a JAX trace (wgrad.compile, a user's jit),
