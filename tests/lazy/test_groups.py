@@ -143,6 +143,24 @@ def test_a_step_is_one_computation_per_pass_and_repeats_hit_the_cache():
     np.testing.assert_allclose(g.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-10)
 
 
+def test_a_backward_group_past_the_cap_flushes_the_forward_first():
+    # NOTE [Lazy segments]: a segment holds at most CAP calls' weight, a group's backward
+    # weighing its ops, so a backward that would take the pending forward past CAP waits
+    x = wgrad.ones(3, dtype=wgrad.float64, requires_grad=True)
+    wgrad.lazy.flush()
+    with wgrad.lazy():
+        before = wgrad.lazy.stats()
+        y = x
+        for _ in range(_lazy.CAP - 2):
+            y = y * 1.5
+        loss = y.sum()  # CAP - 1 calls pending, in one group
+        assert wgrad.lazy.stats()["segments"] == before["segments"]
+        loss.backward()  # its backward weighs CAP - 1: the forward runs first
+        after = wgrad.lazy.stats()
+    assert after["segments"] - before["segments"] == 2
+    np.testing.assert_allclose(x.grad.numpy(), np.full(3, 1.5 ** (_lazy.CAP - 2)))
+
+
 def test_a_view_of_a_result_starts_a_new_group():
     # x -> y (group) -> view (eager node) -> op: one group waiting on itself would hang
     for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):

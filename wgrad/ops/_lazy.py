@@ -58,7 +58,8 @@
 #
 # CAP: XLA's CPU compile time grows faster than linearly with the length of a chain of
 # complex ops (a 50-op chain took ~9 s), so a segment holds at most CAP calls
-# (WGRAD_LAZY_CAP; measured in docs/performance.md). The structure cache is bounded
+# (WGRAD_LAZY_CAP; measured in docs/performance.md): a call that weighs more than one (a
+# group's backward) and would take a non-empty segment past CAP flushes it first. The structure cache is bounded
 # (NOTE [Bounded caches]): first in, first out, CACHE_MAX computations.
 # Threads: the flag is process-wide and one lock guards the segment, so values recorded on
 # one thread can be read on another.
@@ -206,6 +207,9 @@ def record(fn, leaves, treedef=None, weight=1, meta=False):
     computed output avals of (fn, input avals), for the caller's own per-signature data."""
     with _lock:
         seg = _seg[0]
+        if weight > 1 and seg.weight and seg.weight + weight > CAP:
+            _flush(seg)  # a segment holds at most CAP calls' weight (NOTE [Lazy segments])
+            seg = _seg[0]
         n_ext = len(seg.ext)
         try:
             res, table = _record(seg, fn, leaves, treedef, weight)
