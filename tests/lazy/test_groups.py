@@ -161,6 +161,28 @@ def test_a_backward_group_past_the_cap_flushes_the_forward_first():
     np.testing.assert_allclose(x.grad.numpy(), np.full(3, 1.5 ** (_lazy.CAP - 2)))
 
 
+@pytest.mark.parametrize("case,flat", [
+    ("gather", True),       # saved values all arrays: gathered flat (GroupNode._leaves)
+    ("layer_norm", False),  # an absent weight saved as None: tree_flatten's path
+])
+def test_group_backward_saved_values_flat_or_as_a_tree(monkeypatch, case, flat):
+    got = []
+    leaves = _lazy_graph.GroupNode._leaves
+    monkeypatch.setattr(_lazy_graph.GroupNode, "_leaves",
+                        lambda self, *a: got.append(leaves(self, *a)) or got[-1])
+    a = np.linspace(-1.0, 1.0, 20).reshape(5, 4)
+    f = {"gather": lambda L, x: L.gather(x * 2, 0, L.tensor(np.array([[0, 3, 2, 4]]))),
+         "layer_norm": lambda L, x: L.nn.functional.layer_norm(x * 2, (4,))}[case]
+    grads = []
+    for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+        x = lib.tensor(a, requires_grad=True)
+        with ctx():
+            (f(lib, x).sin() ** 2).sum().backward()
+        grads.append(x.grad.numpy())
+    assert got and all((g is not None) is flat for g in got)
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
 def test_a_view_of_a_result_starts_a_new_group():
     # x -> y (group) -> view (eager node) -> op: one group waiting on itself would hang
     for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):

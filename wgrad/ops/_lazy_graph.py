@@ -9,9 +9,13 @@
 # engine sees one node: its backward runs the recorded ops' cached backward kernels
 # (NOTE [One formula, two uses]) in reverse, inside ONE jitted function per (group
 # structure, which outputs receive a gradient), recorded into the lazy segment (a
-# backward that follows a forward not yet run joins its computation; ``backward()`` runs
-# the forward first, NOTE [Lazy segments]). Per op this costs a record instead of a
-# Node, and no engine step, no input buffer, no kernel dispatch in backward.
+# backward that follows a forward not yet run joins its computation, except where
+# ``backward()`` runs the forward first, NOTE [Lazy segments]). Per op this costs a record
+# instead of a Node, and no engine step, no input buffer, no kernel dispatch in backward.
+# The function's arguments are the incoming gradients and the saved values of the ops
+# that run, gathered flat where all are arrays (``_leaves``: the usual case, without a
+# pytree flatten per call), else through ``tree_flatten`` (an absent input saved as None,
+# index components).
 #
 # Nothing of torch's graph is lost: whatever looks at a group's inside *explodes* it
 # first, building the OpNodes the ops would have had in eager mode (same names, edges,
@@ -46,6 +50,7 @@ from threading import get_ident
 from weakref import ref as _weakref
 
 import jax
+from jax._src.array import ArrayImpl as _ArrayImpl  # the class of concrete arrays
 
 from .._autograd import anomaly_mode as _anomaly
 from .._autograd.engine import _current_task, get_default_engine
@@ -192,24 +197,23 @@ class GroupNode(Node):
                 if len(_PLANS) >= _P.CACHE_MAX:  # NOTE [Bounded caches]
                     del _PLANS[next(iter(_PLANS))]
                 _PLANS[key] = plan
-        fn, active, names = plan
+        fn, active, names, plain = plan
         tls = _lazy.tls
         prev, tls.raw = tls.raw, True
         try:
-            vals = []
-            for i, ns in zip(active, names):
-                saved = ops[i].saved
-                vals.append([self._value(saved[n], i) for n in ns])
             gs = [g._data for g in grads if g is not None]
             if _lazy_state.on:
-                leaves, tree = jax.tree_util.tree_flatten((gs, vals))
+                leaves = self._leaves(gs, active, names)
+                tree = plain
+                if leaves is None:
+                    leaves, tree = jax.tree_util.tree_flatten((gs, self._vals(active, names)))
                 try:
                     outs = _lazy.record(fn, leaves, tree, weight=len(active))
                 except _lazy.NotLazy:  # a tracer: under a JAX trace
                     outs = fn(*tree.unflatten([x.force() if x.__class__ is _lazy.Pending
                                                else x for x in leaves]))
             else:
-                outs = fn(gs, vals)
+                outs = fn(gs, self._vals(active, names))
         finally:
             tls.raw = prev
         self._ran[get_ident()] = active
@@ -246,6 +250,45 @@ class GroupNode(Node):
             got[i] = None
         return out
 
+    def _vals(self, active, names):
+        """The saved values of the ops that run, a list per op."""
+        ops = self.ops
+        return [[self._value(ops[i].saved[n], i) for n in ns] for i, ns in zip(active, names)]
+
+    def _leaves(self, gs, active, names):
+        """``gs`` and the saved values of the ops that run, flat in tree_flatten's order,
+        where every one is a concrete array or a Pending (else None): ``_value`` with its
+        common cases inline (NOTE [Lazy backward groups])."""
+        for x in gs:
+            if x.__class__ is not _Pending and x.__class__ is not _ArrayImpl:
+                return None
+        out = list(gs)
+        ops = self.ops
+        value = self._value
+        for i, ns in zip(active, names):
+            saved = ops[i].saved
+            for n in ns:
+                v = saved[n]
+                x = None
+                if v.__class__ is SavedTensor and v._unpack_hook is None and not v._released \
+                        and not v._is_none and v._vc.v == v._version:
+                    if v._is_output:
+                        x = v._data
+                    else:
+                        t = v._tensor
+                        if t is None:  # a result of this group, held weakly
+                            t = v._ref()
+                            if t is None or t._grad_fn is not None:
+                                x = v._data
+                        elif not (v._had_fn and t._grad_fn is None):
+                            x = _raw(t)
+                if x is None:
+                    x = value(v, i)
+                if x.__class__ is not _Pending and x.__class__ is not _ArrayImpl:
+                    return None
+                out.append(x)
+        return out
+
     def _value(self, v, i):
         if type(v) is SavedTensor:
             if v._is_none and not v._released:
@@ -277,9 +320,12 @@ class GroupNode(Node):
         ops = self.ops
         for i in ran:
             for v in ops[i].saved.values():
-                for s in (v if type(v) is tuple else (v,)):
-                    if type(s) is SavedTensor:
-                        fresh = s.release() and fresh
+                if v.__class__ is SavedTensor:
+                    fresh = v.release() and fresh
+                elif v.__class__ is tuple:  # index components
+                    for s in v:
+                        if s.__class__ is SavedTensor:
+                            fresh = s.release() and fresh
         return fresh
 
 
@@ -321,7 +367,10 @@ def _build(ops, n_out, n_ext, mask):
                     e = ~s
                     ext[e] = g if ext[e] is None else ext[e] + g
         return ext
-    return jax.jit(run), tuple(active), tuple(s[2].names for s in steps)
+    names = tuple(s[2].names for s in steps)
+    # the tree of (gs, vals) where every value is an array (GroupNode._leaves)
+    plain = jax.tree_util.tree_structure(([0] * len(where), [[0] * len(ns) for ns in names]))
+    return jax.jit(run), tuple(active), names, plain
 
 
 def _saved_result(t, data, nr):
