@@ -418,6 +418,21 @@ def _host_kernel(host, jitted, needs, in_meta, attrs, names):
     return k
 
 
+def lazy_fast(prim, args, akey):
+    """``prim(*args)`` with the attribute key ``akey`` (``tuple(attrs.items())``, in the
+    order the call passes them) through the lazy fast lane without the general call's
+    layers, for elementwise ops whose Python wrapper already knows its attributes (NOTE
+    [Lazy fast lane]): the lane, else lazy mode's general path; None where the call must
+    go through ``Primitive.__call__``. Only while lazy mode is on."""
+    if prim._fast and prim.host is None and _state.grad and not (
+            _fw.active or _anomaly._state.enabled or _hooks_tls.stack):
+        res = _lazy_graph.fast(prim, args, akey)
+        if res is not None:
+            return res
+        return _lazy_general(prim, args, dict(akey), akey)
+    return None
+
+
 def _lazy_call(prim, args, attrs):
     """Record the call into the pending segment (NOTE [Lazy segments]); None where it
     must run eagerly. Under a JAX trace an input is a tracer, or a number stays a number
@@ -437,6 +452,11 @@ def _lazy_call(prim, args, attrs):
         res = _lazy_graph.fast(prim, args, akey)
         if res is not None:
             return res
+    return _lazy_general(prim, args, attrs, akey)
+
+
+def _lazy_general(prim, args, attrs, akey):
+    """_lazy_call past the fast lane."""
     if prim.variadic:
         args = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
     f = prim._fwd_cache.get(akey) or prim._forward_fn(akey)

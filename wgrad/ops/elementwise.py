@@ -12,10 +12,11 @@ import jax.numpy as jnp
 
 from .. import _dtype as D
 from .._autograd.grad_mode import _state
+from .._autograd.lazy_mode import state as _lazy_state
 from .._tensor import Tensor, _make
 from ._lazy import raw as _raw
 from ._out import _CPP, apply_out, no_derivative_formula
-from ._primitive import Primitive, check_broadcast, device_constant, holomorphic
+from ._primitive import Primitive, check_broadcast, device_constant, holomorphic, lazy_fast
 from ._promote import float_dtype, result_type
 from ._views import conj_bits
 from .compare import _check_tensor
@@ -72,12 +73,27 @@ def _c(x, dtype):
 
 def _binary(prim, a, b, result=None, **attrs):
     d = result if result is not None else result_type(a, b)
+    if _lazy_state.on:  # NOTE [Lazy fast lane]: the call's attribute key, as prim() makes it
+        akey = _DTYPE_KEYS.get(d)
+        if akey is None:
+            akey = _DTYPE_KEYS[d] = (("dtype", d.np),)
+        res = lazy_fast(prim, (a, b), akey + tuple(attrs.items()) if attrs else akey)
+        if res is not None:
+            return res
     return prim(a, b, dtype=d.np, **attrs)
+
+
+_DTYPE_KEYS = {}  # wgrad dtype -> the attribute key of a call with only ``dtype=``
 
 
 def _unary_float(prim, a, **attrs):
     """Integer inputs compute in the default float dtype, as torch's unary float ops."""
-    return prim(_as_float(a), **attrs)
+    a = _as_float(a)
+    if _lazy_state.on and not attrs:  # NOTE [Lazy fast lane]: no attributes
+        res = lazy_fast(prim, (a,), ())
+        if res is not None:
+            return res
+    return prim(a, **attrs)
 
 
 def _as_float(a):
