@@ -90,7 +90,7 @@ from .._tensor import DATA_SLOT, Tensor, Size, _wrap_dim
 __all__ = ["lazy", "flush", "stats", "Pending", "NotLazy", "raw", "tls", "record",
            "abstract", "CAP", "dispatch_overlaps"]
 
-CAP = int(os.environ.get("WGRAD_LAZY_CAP", "32"))
+CAP = int(os.environ.get("WGRAD_LAZY_CAP", "48"))
 CACHE_MAX = 256
 _AVAL_MAX = 4096
 
