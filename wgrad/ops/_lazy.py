@@ -59,8 +59,9 @@
 # CAP: XLA's CPU compile time grows faster than linearly with the length of a chain of
 # complex ops (a 50-op chain took ~9 s), so a segment holds at most CAP calls
 # (WGRAD_LAZY_CAP; measured in docs/performance.md): a call that weighs more than one (a
-# group's backward) and would take a non-empty segment past CAP flushes it first. The structure cache is bounded
-# (NOTE [Bounded caches]): first in, first out, CACHE_MAX computations.
+# group's backward) and would take a non-empty segment past CAP flushes it first. The
+# structure cache is bounded (NOTE [Bounded caches]): first in, first out, CACHE_MAX
+# computations.
 # Threads: the flag is process-wide and one lock guards the segment, so values recorded on
 # one thread can be read on another.
 #
