@@ -57,8 +57,9 @@
 # segment).
 #
 # CAP: XLA's CPU compile time grows faster than linearly with the length of a chain of
-# complex ops (a 50-op chain took ~9 s), so a segment holds at most CAP calls
-# (WGRAD_LAZY_CAP; measured in docs/performance.md): a call that weighs more than one (a
+# complex ops (a 50-op chain took ~9 s on 2026-11-23, a first step of 190 mixed complex
+# ops 0.8-1.1 s on 2026-11-27), so a segment holds at most CAP calls (WGRAD_LAZY_CAP; 48, chosen by
+# measurement, docs/performance.md "Segment cap"): a call that weighs more than one (a
 # group's backward) and would take a non-empty segment past CAP flushes it first. The
 # structure cache is bounded (NOTE [Bounded caches]): first in, first out, CACHE_MAX
 # computations.
