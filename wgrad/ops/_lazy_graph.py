@@ -257,33 +257,20 @@ class GroupNode(Node):
 
     def _leaves(self, gs, active, names):
         """``gs`` and the saved values of the ops that run, flat in tree_flatten's order,
-        where every one is a concrete array or a Pending (else None): ``_value`` with its
-        common cases inline (NOTE [Lazy backward groups])."""
+        where every one is a concrete array or a Pending (else None; NOTE [Lazy backward
+        groups])."""
         for x in gs:
             if x.__class__ is not _Pending and x.__class__ is not _ArrayImpl:
                 return None
         out = list(gs)
         ops = self.ops
-        value = self._value
         for i, ns in zip(active, names):
             saved = ops[i].saved
             for n in ns:
                 v = saved[n]
-                x = None
-                if v.__class__ is SavedTensor and v._unpack_hook is None and not v._released \
-                        and not v._is_none and v._vc.v == v._version:
-                    if v._is_output:
-                        x = v._data
-                    else:
-                        t = v._tensor
-                        if t is None:  # a result of this group, held weakly
-                            t = v._ref()
-                            if t is None or t._grad_fn is not None:
-                                x = v._data
-                        elif not (v._had_fn and t._grad_fn is None):
-                            x = _raw(t)
+                x = _saved_array(v) if v.__class__ is SavedTensor else None
                 if x is None:
-                    x = value(v, i)
+                    x = self._value(v, i)
                 if x.__class__ is not _Pending and x.__class__ is not _ArrayImpl:
                     return None
                 out.append(x)
@@ -293,17 +280,9 @@ class GroupNode(Node):
         if type(v) is SavedTensor:
             if v._is_none and not v._released:
                 return None
-            if v._unpack_hook is None and not v._released and not v._is_none \
-                    and v._vc.v == v._version:
-                if v._is_output:
-                    return v._data
-                t = v._tensor
-                if t is None:  # a result of this group, held weakly
-                    t = v._ref()
-                    if t is None or t._grad_fn is not None:
-                        return v._data
-                elif not (v._had_fn and t._grad_fn is None):
-                    return _raw(t)
+            x = _saved_array(v)
+            if x is not None:
+                return x
             # the error of an OpNode (version, freed, detached), with its name: explode
             op = self.ops[i]
             self._explode()
@@ -327,6 +306,25 @@ class GroupNode(Node):
                         if s.__class__ is SavedTensor:
                             fresh = s.release() and fresh
         return fresh
+
+
+def _saved_array(v):
+    """The array (or Pending) of the SavedTensor ``v`` where unpacking it would pass every
+    check and give its own array back (an output; an input alive, unchanged and still
+    attached; a result of the group held weakly), else None: GroupNode._value's common
+    case, without building a tensor."""
+    if v._unpack_hook is None and not v._released and not v._is_none \
+            and v._vc.v == v._version:
+        if v._is_output:
+            return v._data
+        t = v._tensor
+        if t is None:  # a result of this group, held weakly
+            t = v._ref()
+            if t is None or t._grad_fn is not None:
+                return v._data
+        elif not (v._had_fn and t._grad_fn is None):
+            return _raw(t)
+    return None
 
 
 def _build(ops, n_out, n_ext, mask):
