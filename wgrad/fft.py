@@ -57,26 +57,28 @@ def fftn(input, s=None, dim=None, norm=None, *, out=None):
     tensor([[4.+0.j, 0.+0.j],
             [0.+0.j, 0.+0.j]])
     """
-    shape, dims = _f.canonical_dims(input, s, dim)
-    return _f.c2c(input, shape, dims, norm, True)
+    return _c2c_n(input, s, dim, norm, True)
 
 
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     """Inverse of :func:`fftn`."""
-    shape, dims = _f.canonical_dims(input, s, dim)
-    return _f.c2c(input, shape, dims, norm, False)
+    return _c2c_n(input, s, dim, norm, False)
 
 
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """Two-dimensional transform (``fftn`` over the last two dims by default)."""
-    shape, dims = _f.canonical_dims(input, s, dim)
-    return _f.c2c(input, shape, dims, norm, True)
+    return _c2c_n(input, s, dim, norm, True)
 
 
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """Inverse of :func:`fft2`."""
+    return _c2c_n(input, s, dim, norm, False)
+
+
+def _c2c_n(input, s, dim, norm, forward):
+    """fftn/ifftn without their ``out=`` wrapper (fft2 and ifft2 call it directly)."""
     shape, dims = _f.canonical_dims(input, s, dim)
-    return _f.c2c(input, shape, dims, norm, False)
+    return _f.c2c(input, shape, dims, norm, forward)
 
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):

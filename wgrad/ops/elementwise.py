@@ -74,16 +74,10 @@ def _c(x, dtype):
 def _binary(prim, a, b, result=None, **attrs):
     d = result if result is not None else result_type(a, b)
     if _lazy_state.on:  # NOTE [Lazy fast lane]: the call's attribute key, as prim() makes it
-        akey = _DTYPE_KEYS.get(d)
-        if akey is None:
-            akey = _DTYPE_KEYS[d] = (("dtype", d.np),)
-        res = lazy_fast(prim, (a, b), akey + tuple(attrs.items()) if attrs else akey)
+        res = lazy_fast(prim, (a, b), (("dtype", d.np),) + tuple(attrs.items()))
         if res is not None:
             return res
     return prim(a, b, dtype=d.np, **attrs)
-
-
-_DTYPE_KEYS = {}  # wgrad dtype -> the attribute key of a call with only ``dtype=``
 
 
 def _unary_float(prim, a, **attrs):

@@ -148,8 +148,7 @@ def canonical_dims(x, s, dim):
     else:
         shape = tuple([size[d] if n == -1 else int(n) for n, d in zip(s, dims)])
     for n in shape:
-        if n < 1:
-            _check_n(n)
+        _check_n(n)
     return shape, dims
 
 
