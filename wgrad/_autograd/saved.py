@@ -7,7 +7,7 @@ from .anomaly_mode import _state as _anomaly_state
 from .grad_mode import _state as _grad_state
 from .graph import _hooks_tls
 
-__all__ = ["SavedTensor", "ERR_BACKWARD_TWICE"]
+__all__ = ["SavedTensor", "ERR_BACKWARD_TWICE", "release_saved"]
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -212,14 +212,27 @@ class SavedTensor:
         """Free the value. Returns False if it was already freed: of several backward
         calls racing through a graph without retain_graph, exactly one gets True
         (NOTE [Releasing saved values] in engine.py)."""
-        with _RELEASE_LOCK:
-            fresh = not self._released
-            self._released = True
-        self._tensor = None
-        self._data = None
-        self._packed = None
-        self._unpack_hook = None
-        self._grad_fn = None
-        self._grad_acc = None
-        self._ref = None
-        return fresh
+        return release_saved((self,))
+
+
+def release_saved(values):
+    """Free every SavedTensor among ``values`` (a node's saved values: a tuple counts as
+    its members, index components; anything else is skipped) under one lock acquisition.
+    False if any was already freed (SavedTensor.release, NOTE [Releasing saved values]
+    in engine.py)."""
+    got = []
+    for v in values:
+        if v.__class__ is SavedTensor:
+            got.append(v)
+        elif v.__class__ is tuple:
+            got.extend([s for s in v if s.__class__ is SavedTensor])
+    fresh = True
+    with _RELEASE_LOCK:
+        for s in got:
+            if s._released:
+                fresh = False
+            s._released = True
+    for s in got:
+        s._tensor = s._data = s._packed = s._unpack_hook = s._grad_fn = s._grad_acc = \
+            s._ref = None
+    return fresh

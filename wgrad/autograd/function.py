@@ -22,7 +22,7 @@ from .._autograd import forward_ad as _fw
 from .._autograd.grad_mode import _state as _grad_state
 from .._autograd.lazy_mode import group as _lazy_group
 from .._autograd.graph import Error, Node  # noqa: F401  (Error: torch's name here)
-from .._autograd.saved import SavedTensor
+from .._autograd.saved import SavedTensor, release_saved
 from .._autograd import anomaly_mode as _anomaly
 from .._tensor import Tensor
 from ..ops._primitive import _post  # the same post-processing as every op's node
@@ -118,11 +118,8 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(self._saved or ())
 
     def release_variables(self):
-        fresh = True  # NOTE [Releasing saved values] in engine.py
-        if self._saved is not None:
-            for s in self._saved:
-                fresh = s.release() and fresh
-        return fresh
+        # NOTE [Releasing saved values] in engine.py
+        return release_saved(self._saved) if self._saved is not None else True
 
     def apply(self, grads):
         cls = self._forward_cls

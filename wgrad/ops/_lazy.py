@@ -81,6 +81,7 @@ from sys import getrefcount as _getrefcount
 from weakref import ref as _weakref
 
 import jax
+from jax._src.array import ArrayImpl as _ArrayImpl  # the class of concrete arrays
 
 from .._autograd.lazy_mode import state
 from .._device import default_jax_device as _default_jax_device
@@ -279,7 +280,8 @@ def ext_index(seg, x):
     for anything that cannot be one (not a concrete jax.Array on the default device)."""
     i = seg.ext_ids.get(id(x))
     if i is None:
-        if not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer):
+        if x.__class__ is not _ArrayImpl and (  # a concrete array: the usual case, no ABC
+                not isinstance(x, jax.Array) or isinstance(x, jax.core.Tracer)):
             raise NotLazy
         if _several_devices() and x.devices() != {_default_jax_device()}:
             raise NotLazy  # segments run on the default device

@@ -59,7 +59,7 @@ from .._autograd.grad_mode import _state
 from .._autograd.graph import _SEQ_MAX, Node, _seq as _node_seq
 from .._autograd.lazy_mode import group as _open
 from .._autograd.lazy_mode import state as _lazy_state
-from .._autograd.saved import SavedTensor
+from .._autograd.saved import SavedTensor, release_saved
 from .._tensor import Tensor, _make
 from . import _lazy
 from . import _primitive as _P
@@ -207,11 +207,15 @@ class GroupNode(Node):
                 tree = plain
                 if leaves is None:
                     leaves, tree = jax.tree_util.tree_flatten((gs, self._vals(active, names)))
-                try:
-                    outs = _lazy.record(fn, leaves, tree, weight=len(active))
-                except _lazy.NotLazy:  # a tracer: under a JAX trace
-                    outs = fn(*tree.unflatten([x.force() if x.__class__ is _lazy.Pending
-                                               else x for x in leaves]))
+                outs = None
+                if len(active) < CAP:  # else it would run alone in its segment: call it
+                    try:
+                        outs = _lazy.record(fn, leaves, tree, weight=len(active))
+                    except _lazy.NotLazy:  # a tracer: under a JAX trace
+                        pass
+                if outs is None:
+                    outs = fn(*tree.unflatten([x.force() if x.__class__ is _Pending else x
+                                               for x in leaves]))
             else:
                 outs = fn(gs, self._vals(active, names))
         finally:
@@ -295,17 +299,8 @@ class GroupNode(Node):
 
     def release_variables(self):
         ran = self._ran.pop(get_ident(), ())  # () after _apply_nodes: its nodes released
-        fresh = True
         ops = self.ops
-        for i in ran:
-            for v in ops[i].saved.values():
-                if v.__class__ is SavedTensor:
-                    fresh = v.release() and fresh
-                elif v.__class__ is tuple:  # index components
-                    for s in v:
-                        if s.__class__ is SavedTensor:
-                            fresh = s.release() and fresh
-        return fresh
+        return release_saved([v for i in ran for v in ops[i].saved.values()])
 
 
 def _saved_array(v):

@@ -45,7 +45,7 @@ from .._autograd.forward_ad import set_tangent as _set_tangent
 from .._autograd.forward_ad import state as _fw
 from .._autograd.grad_mode import _state
 from .._autograd.graph import Node, _hooks_tls
-from .._autograd.saved import SavedTensor
+from .._autograd.saved import SavedTensor, release_saved
 from ._views import mark_view as _mark_view  # NOTE [Views]
 from . import _lazy  # NOTE [Lazy segments]
 from ._lazy import raw as _lazy_raw
@@ -957,15 +957,8 @@ class OpNode(Node):
         return [_make(o) if o is not None else None for o in outs]
 
     def release_variables(self):
-        fresh = True  # False: another backward freed them first (NOTE [Releasing saved values])
-        for v in self.saved.values():
-            if isinstance(v, SavedTensor):
-                fresh = v.release() and fresh
-            elif isinstance(v, tuple):
-                for s in v:
-                    if isinstance(s, SavedTensor):
-                        fresh = s.release() and fresh
-        return fresh
+        # False: another backward freed them first (NOTE [Releasing saved values])
+        return release_saved(self.saved.values())
 
     def __getattr__(self, name):
         if name.startswith("_raw_saved_"):
