@@ -303,10 +303,11 @@ def _group_records(outs):
         g = o._grad_fn
         if g not in groups:
             groups.append(g)
-    first = min(op.seq for g in groups for op in g.ops)
+    first = min(r[2] for g in groups for r in g.recs)
     for g in groups:
-        out.append([(op.sig, op.srcs, op.outs, op.topo, op.seq - first,
-                     [(k, held(v)) for k, v in op.saved.items()]) for op in g.ops])
+        out.append([(sig, srcs, outs, topo, seq - first,
+                     [(k, held(v)) for (k, _), v in zip(sig[0].save_plan(sig[2]), g.vals[v0:v1])])
+                    for (sig, _, _), (srcs, outs, seq, topo, v0, v1) in zip(g.sigs, g.recs)])
     return out
 
 

@@ -10,7 +10,9 @@
 # (NOTE [One formula, two uses]) in reverse, inside ONE jitted function per (group
 # structure, which outputs receive a gradient), recorded into the lazy segment (a
 # backward that follows a forward not yet run joins its computation, except where
-# ``backward()`` runs the forward first, NOTE [Lazy segments]). Per op this costs a record
+# ``backward()`` runs the forward first, NOTE [Lazy segments]); one that runs CAP ops
+# or more, which would fill a segment alone, is called directly (no segment bookkeeping
+# around it: ~20 us less per group in the chain benchmark). Per op this costs a record
 # instead of a Node, and no engine step, no input buffer, no kernel dispatch in backward.
 # The function's arguments are the incoming gradients and the saved values of the ops
 # that run, gathered flat where all are arrays (``_leaves``: the usual case, without a
@@ -34,6 +36,14 @@
 # ops a backward ran are released (per thread: several may run through one group). An
 # input that is a result of the same group is saved by its array and a weak reference
 # (``SavedTensor._weak``), or the group and that tensor would form a reference cycle.
+#
+# Records: a call appends no object of its own but one tuple of numbers (where its
+# inputs come from, its outputs, its sequence and topological numbers, where its saved
+# values start and end in the group's flat ``vals``) beside its signature entry, which
+# every call of that signature shares. A tuple of numbers leaves the garbage collector's
+# lists at its first collection, so a long forward pass does not fill the oldest
+# generation with records that die at backward (a full collection walks every object the
+# process holds: docs/performance.md, "Ninth session").
 #
 # Boundaries: each thread records into its own open group, held weakly (a group no tensor
 # needs is freed at once). A new group starts at CAP ops (compile time, NOTE [Lazy
@@ -72,24 +82,21 @@ _PLANS = {}
 _raw = _lazy.raw
 
 
-class _Op:
-    """One recorded Primitive call of a group: ``sig`` = (primitive, attribute key, needs,
-    in_meta, out_meta), shared by every call of one signature (NOTE [Recording cost])."""
-
-    __slots__ = ("sig", "attrs", "srcs", "outs", "saved", "seq", "topo")
-
-
 class GroupNode(Node):
     """One backward node for the differentiable ops of a lazy segment (NOTE [Lazy backward
     groups]); never handed to user code: it explodes into OpNodes first."""
 
-    __slots__ = ("ops", "num_outputs", "_ext", "_out_topo", "_map", "_ran", "_key",
-                 "_key_len", "_start")
+    __slots__ = ("sigs", "recs", "vals", "num_outputs", "_ext", "_out_topo", "_map", "_ran",
+                 "_key", "_key_len", "_start")
     _is_group = True
 
     def __init__(self):
         super().__init__([])
-        self.ops = []
+        # per recorded call (NOTE [Lazy backward groups], "Records"): its signature
+        # entry, its record (srcs, outs, seq, topo, v0, v1), its saved values vals[v0:v1]
+        self.sigs = []
+        self.recs = []
+        self.vals = []
         self.num_outputs = 0
         self._ext = {}          # (node, nr) -> its index in _edges
         self._out_topo = []     # the topological number each output's OpNode would have
@@ -106,9 +113,9 @@ class GroupNode(Node):
         """The node name of output ``idx``'s op, without exploding (printing)."""
         if self._map is not None:
             return self._map[idx][0].name()
-        for op in self.ops:
-            if idx in op.outs:
-                return op.sig[0].node_class(op.sig[1], op.sig[3], op.sig[2]).__name__
+        for (sig, _, _), rec in zip(self.sigs, self.recs):
+            if idx in rec[1]:
+                return sig[0].node_class(sig[1], sig[3], sig[2]).__name__
         return self.name()
 
     # -- explosion ---------------------------------------------------------------------
@@ -127,28 +134,30 @@ class GroupNode(Node):
                 _open.ref = None
             out = [None] * self.num_outputs
             ext = self._edges
-            for op in self.ops:
+            vals = self.vals
+            for (sig, attrs, _), rec in zip(self.sigs, self.recs):
+                srcs, outs, seq, topo, v0, v1 = rec
                 edges = []
-                for s in op.srcs:
+                for s in srcs:
                     edges.append((None, 0) if s is None else out[s] if s >= 0 else ext[~s])
-                prim, akey, needs, in_meta, out_meta = op.sig
+                prim, akey, needs, in_meta, out_meta = sig
                 cls = prim.node_class(akey, in_meta, needs)
                 if cls._keep is not None:  # NOTE [Node edges]
                     edges = [edges[i] for i in cls._keep]
-                node = cls(tuple(edges), sequence_nr=op.seq)
-                node._topological_nr = op.topo
+                node = cls(tuple(edges), sequence_nr=seq)
+                node._topological_nr = topo
                 node.prim = prim
-                node.attrs = op.attrs
+                node.attrs = attrs
                 node.akey = akey
                 node.needs = needs
                 node.num_outputs = prim.nout
                 node.in_meta = in_meta
                 node.out_meta = out_meta
-                node.saved = op.saved
-                for i, j in enumerate(op.outs):
+                node.saved = dict(zip([n for n, _ in prim.save_plan(needs)], vals[v0:v1]))
+                for i, j in enumerate(outs):
                     if j is not None:
                         out[j] = (node, i)
-                for v in op.saved.values():
+                for v in vals[v0:v1]:
                     for s in (v if type(v) is tuple else (v,)):
                         if type(s) is not SavedTensor:
                             continue
@@ -185,28 +194,29 @@ class GroupNode(Node):
         if not any(mask):
             return [None] * len(self._edges)
         with _lazy._lock:  # another thread may still be adding ops: the ones known now
-            ops = self.ops
-            n = len(ops)
+            recs = self.recs
+            n = len(recs)
             if self._key_len != n:
-                self._key = tuple((o.sig, o.srcs, o.outs) for o in ops[:n])
+                self._key = tuple([(e[0], r[0], r[1]) for e, r in zip(self.sigs, recs)])
                 self._key_len = n
             key = (self._key, len(self._edges), mask)
             plan = _PLANS.get(key)
             if plan is None:
-                plan = _build(ops[:n], self.num_outputs, len(self._edges), mask)
+                plan = _build(self.sigs[:n], recs[:n], self.num_outputs, len(self._edges),
+                              mask)
                 if len(_PLANS) >= _P.CACHE_MAX:  # NOTE [Bounded caches]
                     del _PLANS[next(iter(_PLANS))]
                 _PLANS[key] = plan
-        fn, active, names, plain = plan
+        fn, active, where, plain = plan
         tls = _lazy.tls
         prev, tls.raw = tls.raw, True
         try:
             gs = [g._data for g in grads if g is not None]
             if _lazy_state.on:
-                leaves = self._leaves(gs, active, names)
+                leaves = self._leaves(gs, active, where)
                 tree = plain
                 if leaves is None:
-                    leaves, tree = jax.tree_util.tree_flatten((gs, self._vals(active, names)))
+                    leaves, tree = jax.tree_util.tree_flatten((gs, self._values(active, where)))
                 outs = None
                 if len(active) < CAP:  # else it would run alone in its segment: call it
                     try:
@@ -217,7 +227,7 @@ class GroupNode(Node):
                     outs = fn(*tree.unflatten([x.force() if x.__class__ is _Pending else x
                                                for x in leaves]))
             else:
-                outs = fn(gs, self._vals(active, names))
+                outs = fn(gs, self._values(active, where))
         finally:
             tls.raw = prev
         self._ran[get_ident()] = active
@@ -254,12 +264,13 @@ class GroupNode(Node):
             got[i] = None
         return out
 
-    def _vals(self, active, names):
-        """The saved values of the ops that run, a list per op."""
-        ops = self.ops
-        return [[self._value(ops[i].saved[n], i) for n in ns] for i, ns in zip(active, names)]
+    def _values(self, active, where):
+        """The saved values of the ops that run, a list per op (``where``: per op, the
+        indices of the values its kernel takes in ``vals``)."""
+        vals = self.vals
+        return [[self._value(vals[j], i) for j in js] for i, js in zip(active, where)]
 
-    def _leaves(self, gs, active, names):
+    def _leaves(self, gs, active, where):
         """``gs`` and the saved values of the ops that run, flat in tree_flatten's order,
         where every one is a concrete array or a Pending (else None; NOTE [Lazy backward
         groups])."""
@@ -267,11 +278,10 @@ class GroupNode(Node):
             if x.__class__ is not _Pending and x.__class__ is not _ArrayImpl:
                 return None
         out = list(gs)
-        ops = self.ops
-        for i, ns in zip(active, names):
-            saved = ops[i].saved
-            for n in ns:
-                v = saved[n]
+        vals = self.vals
+        for i, js in zip(active, where):
+            for j in js:
+                v = vals[j]
                 x = _saved_array(v) if v.__class__ is SavedTensor else None
                 if x is None:
                     x = self._value(v, i)
@@ -288,9 +298,9 @@ class GroupNode(Node):
             if x is not None:
                 return x
             # the error of an OpNode (version, freed, detached), with its name: explode
-            op = self.ops[i]
+            outs = self.recs[i][1]
             self._explode()
-            node = self._map[next(j for j in op.outs if j is not None)][0]
+            node = self._map[next(j for j in outs if j is not None)][0]
             t = v.unpack(node)
             return t._data if t is not None else None
         if type(v) is tuple:  # index components: arrays saved, the rest as they are
@@ -299,8 +309,8 @@ class GroupNode(Node):
 
     def release_variables(self):
         ran = self._ran.pop(get_ident(), ())  # () after _apply_nodes: its nodes released
-        ops = self.ops
-        return release_saved([v for i in ran for v in ops[i].saved.values()])
+        recs, vals = self.recs, self.vals
+        return release_saved([v for i in ran for v in vals[recs[i][4]:recs[i][5]]])
 
 
 def _saved_array(v):
@@ -322,25 +332,28 @@ def _saved_array(v):
     return None
 
 
-def _build(ops, n_out, n_ext, mask):
+def _build(sigs, recs, n_out, n_ext, mask):
     """The jitted backward of a group for the outputs in ``mask``: ``fn(gs, vals)`` with
     the gradients of those outputs and the saved values of the ops that run, returning the
-    gradient of each outside edge (None where none flows)."""
+    gradient of each outside edge (None where none flows); with the ops that run and,
+    per op, the indices in the group's ``vals`` of the values its kernel takes."""
     has = {j for j, m in enumerate(mask) if m}
     active = []
-    for i in range(len(ops) - 1, -1, -1):
-        op = ops[i]
-        if any(j is not None and j in has for j in op.outs):
+    for i in range(len(recs) - 1, -1, -1):
+        if any(j is not None and j in has for j in recs[i][1]):
             active.append(i)
-            for s in op.srcs:
+            for s in recs[i][0]:
                 if s is not None and s >= 0:
                     has.add(s)
     steps = []
+    at = []
     for i in active:
-        o = ops[i]
-        prim, akey, needs, in_meta, out_meta = o.sig
-        k = prim.kernel(akey, o.attrs, needs, in_meta, out_meta)
-        steps.append((o.outs, o.srcs, k))
+        (prim, akey, needs, in_meta, out_meta), attrs, _ = sigs[i]
+        srcs, outs, _, _, v0, _ = recs[i]
+        k = prim.kernel(akey, attrs, needs, in_meta, out_meta)
+        steps.append((outs, srcs, k))
+        pos = {n: v0 + p for p, (n, _) in enumerate(prim.save_plan(needs))}
+        at.append(tuple(pos[n] for n in k.names))
     where = [j for j, m in enumerate(mask) if m]
 
     def run(gs, vals):
@@ -360,10 +373,9 @@ def _build(ops, n_out, n_ext, mask):
                     e = ~s
                     ext[e] = g if ext[e] is None else ext[e] + g
         return ext
-    names = tuple(s[2].names for s in steps)
     # the tree of (gs, vals) where every value is an array (GroupNode._leaves)
-    plain = jax.tree_util.tree_structure(([0] * len(where), [[0] * len(ns) for ns in names]))
-    return jax.jit(run), tuple(active), names, plain
+    plain = jax.tree_util.tree_structure(([0] * len(where), [[0] * len(js) for js in at]))
+    return jax.jit(run), tuple(active), tuple(at), plain
 
 
 def _saved_result(t, data, nr):
@@ -408,21 +420,21 @@ def record(prim, args, akey, attrs, out, meta, kinds):
     entry = meta.get(kinds)
     if entry is None:
         entry = meta[kinds] = _signature(prim, akey, attrs, args, kinds, out)
-    sig, attrs, diff = entry
-    if diff is None:
+    if entry[2] is None:
         return _make(out) if prim.nout == 1 else tuple(_make(o) for o in out)
     with _lazy._lock:
-        return _add(prim, args, kinds, sig, attrs, diff, out)
+        return _add(prim, args, kinds, entry, out)
 
 
-def _add(prim, args, kinds, sig, attrs, diff, out):
+def _add(prim, args, kinds, entry, out):
     """Append the call to the open group (a new one where it must start); its results.
-    The caller holds the segment lock."""
+    ``entry``: its signature's ``(sig, attrs, diff)``. The caller holds the segment lock."""
     single = prim.nout == 1
+    diff = entry[2]
     g = _open.ref
     if g is not None:
         g = g()  # held weakly: a group no tensor needs is freed at once
-    if g is None or len(g.ops) >= CAP or g._map is not None:
+    if g is None or len(g.recs) >= CAP or g._map is not None:
         g = GroupNode()
         _open.ref = _weakref(g)
     start = g._start
@@ -462,18 +474,13 @@ def _add(prim, args, kinds, sig, attrs, diff, out):
             t = e[0]._topological_nr
         if t >= topo:
             topo = t + 1
-    op = _Op()
-    op.sig = sig
-    op.attrs = attrs
-    op.srcs = tuple(srcs)
-    op.seq = seq = next(_node_seq)
-    op.topo = topo
-    plan, saved = prim._save_inputs(args, sig[2], g._keep)
+    seq = next(_node_seq)
+    plan, saved = prim._saved_values(args, entry[0][2], g._keep)
     n = g.num_outputs
     if single:
         results = (_make(out, g, n),)
         g._out_topo.append(topo)
-        op.outs = (n,)
+        idx = (n,)
         n += 1
         outs = (out,)
     else:
@@ -489,19 +496,26 @@ def _add(prim, args, kinds, sig, attrs, diff, out):
             else:
                 idx.append(None)
                 results.append(_make(o))
-        op.outs = tuple(idx)
+        idx = tuple(idx)
     g.num_outputs = n
     if topo >= g._topological_nr:
         g._topological_nr = topo + 1
-    for name, i in plan:
-        if i == _P._RESULT:
-            saved[name] = _saved_result(results[0], outs[0], 0)
-        elif i == _P._RESULTS:
-            saved[name] = tuple(_saved_result(r, o, k if d else 0) for k, (r, o, d)
-                                in enumerate(zip(results, outs, diff)))
-    op.saved = saved
+    if plan and plan[-1][1] < _P._VARIADIC:  # results are saved: they come last
+        for k in range(len(plan) - 1, -1, -1):
+            i = plan[k][1]
+            if i == _P._RESULT:
+                saved[k] = _saved_result(results[0], outs[0], 0)
+            elif i == _P._RESULTS:
+                saved[k] = tuple(_saved_result(r, o, j if d else 0) for j, (r, o, d)
+                                 in enumerate(zip(results, outs, diff)))
+            else:
+                break
+    vals = g.vals
+    v0 = len(vals)
+    vals.extend(saved)
+    g.sigs.append(entry)
+    g.recs.append((tuple(srcs), idx, seq, topo, v0, len(vals)))
     g._seq_nr = seq
-    g.ops.append(op)
     return results[0] if single else tuple(results)
 
 
@@ -580,7 +594,7 @@ def fast(prim, args, akey):
                 if plan is None:
                     plan = _plan(prim, akey, key)
                 if plan is not None:
-                    f, oaval, kinds, sig, attrs = plan
+                    f, oaval, kinds, entry = plan
                     seg.ops.append((f, None, tuple(refs)))
                     srefs = seg.refs
                     out = _Pending(seg, len(srefs), oaval)
@@ -588,7 +602,7 @@ def fast(prim, args, akey):
                     seg.weight += 1
                     if seg.weight >= CAP:
                         _lazy._flush(seg)
-                    return _add(prim, args, kinds, sig, attrs, (True,), out)
+                    return _add(prim, args, kinds, entry, out)
         # the general path: the segment as it was
         if len(seg.ext) > n_ext:
             for x in seg.ext[n_ext:]:
@@ -611,7 +625,7 @@ def _plan(prim, akey, key):
     entry = r[3].get(kinds)
     if entry is None or entry[2] != (True,):
         return None
-    plan = (f, r[1][0], kinds, entry[0], entry[1])
+    plan = (f, r[1][0], kinds, entry)
     if len(_FAST) >= _FAST_MAX:  # NOTE [Bounded caches]
         _FAST.clear()
     _FAST[key] = plan

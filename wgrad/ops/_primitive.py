@@ -275,26 +275,40 @@ class Primitive:
         return results[0] if single else results
 
     def _save_inputs(self, args, needs, save):
-        """The save plan for ``needs`` and the inputs it saves, each through ``save``
-        (a Tensor or None to a SavedTensor); the results are added by the caller."""
-        plan = self._saves_cache.get(needs)
-        if plan is None:
-            plan = self._saves_cache[needs] = self._save_plan(needs)
-        saved = {}
+        """The save plan for ``needs`` and the inputs it saves by name, each through
+        ``save`` (a Tensor or None to a SavedTensor); the results are added by the caller."""
+        plan, vals = self._saved_values(args, needs, save)
+        return plan, {name: v for (name, i), v in zip(plan, vals) if i >= 0 or i == _VARIADIC}
+
+    def _saved_values(self, args, needs, save):
+        """The save plan for ``needs`` and a list with the value of each of its entries, in
+        its order: the inputs through ``save``, None where a result goes (the results are
+        last; the caller adds them)."""
+        plan = self.save_plan(needs)
+        vals = []
         for name, i in plan:
             if i >= 0:
                 a = args[i]
                 if isinstance(a, Tensor) or a is None:
-                    saved[name] = save(a)
+                    vals.append(save(a))
                 elif type(a) is tuple:  # index arrays: saved, so freed as torch's indices
-                    saved[name] = tuple(save(x) if isinstance(x, Tensor) else
-                                        _save(_make(x)) if isinstance(x, jax.Array) else x
-                                        for x in a)
+                    vals.append(tuple(save(x) if isinstance(x, Tensor) else
+                                      _save(_make(x)) if isinstance(x, jax.Array) else x
+                                      for x in a))
                 else:
-                    saved[name] = a
+                    vals.append(a)
             elif i == _VARIADIC:
-                saved[name] = tuple(save(a) for a in args)
-        return plan, saved
+                vals.append(tuple(save(a) for a in args))
+            else:
+                vals.append(None)
+        return plan, vals
+
+    def save_plan(self, needs):
+        """``(name, where)`` per value a call with ``needs`` saves (_save_plan), cached."""
+        plan = self._saves_cache.get(needs)
+        if plan is None:
+            plan = self._saves_cache[needs] = self._save_plan(needs)
+        return plan
 
     def _save_plan(self, needs):
         """``(name, where)`` per value to save: an input index, or _VARIADIC, _RESULT,
