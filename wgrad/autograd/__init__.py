@@ -3,6 +3,7 @@
 The public torch.autograd API over the core in ``wgrad._autograd`` (which knows no
 Tensor): this package may import every layer below it.
 """
+import math
 import warnings
 
 import jax
@@ -75,7 +76,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             oshape, odtype, needs = out.shape, out.dtype, out.requires_grad
         if g is None:
             if needs:
-                if oshape.numel() != 1:
+                if math.prod(oshape) != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if not odtype.is_floating_point:
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
@@ -117,9 +118,10 @@ _ONES = {}
 
 
 def _one_like(out):
-    if isinstance(_raw_data(out), jax.core.Tracer):  # under a JAX transformation
+    d = _raw_data(out)  # an array, or a Pending (NOTE [Lazy segments]): its metadata
+    if isinstance(d, jax.core.Tracer):  # under a JAX transformation
         return ones_like(out)
-    key = (out.shape, out.dtype, out.device)
+    key = (d.shape, d.dtype, out.device)
     a = _ONES.get(key)
     if a is None:
         t = ones_like(out)
