@@ -161,6 +161,28 @@ def test_a_backward_group_past_the_cap_flushes_the_forward_first():
     np.testing.assert_allclose(x.grad.numpy(), np.full(3, 1.5 ** (_lazy.CAP - 2)))
 
 
+def test_a_full_group_backward_is_called_with_each_distinct_array_once():
+    # a group of CAP ops runs its backward alone, called directly (NOTE [Lazy backward
+    # groups]); the saved constant and weight every op saves repeat among its leaves
+    x = wgrad.tensor([0.3, -0.2, 0.1], dtype=wgrad.float64, requires_grad=True)
+    c = wgrad.tensor([0.9, 1.1, 0.7], dtype=wgrad.float64)
+    _lazy_graph._ONCE.clear()
+    with wgrad.lazy():
+        y = x
+        for _ in range(_lazy.CAP):
+            y = (y * c).sin()
+        y.sum().backward()
+    pats = [k[2] for k in _lazy_graph._ONCE]
+    assert pats and any(len(set(p)) < len(p) for p in pats)  # repeats passed once
+    xt = torch.tensor(x.detach().numpy(), requires_grad=True)
+    ct = torch.tensor(c.numpy())
+    yt = xt
+    for _ in range(_lazy.CAP):
+        yt = (yt * ct).sin()
+    yt.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("case,flat", [
     ("gather", True),       # saved values all arrays: gathered flat (GroupNode._leaves)
     ("layer_norm", False),  # an absent weight saved as None: tree_flatten's path

@@ -224,8 +224,8 @@ class GroupNode(Node):
                     except _lazy.NotLazy:  # a tracer: under a JAX trace
                         pass
                 if outs is None:
-                    outs = fn(*tree.unflatten([x.force() if x.__class__ is _Pending else x
-                                               for x in leaves]))
+                    outs = _call_once_each(fn, tree, [
+                        x.force() if x.__class__ is _Pending else x for x in leaves])
             else:
                 outs = fn(gs, self._values(active, where))
         finally:
@@ -311,6 +311,35 @@ class GroupNode(Node):
         ran = self._ran.pop(get_ident(), ())  # () after _apply_nodes: its nodes released
         recs, vals = self.recs, self.vals
         return release_saved([v for i in ran for v in vals[recs[i][4]:recs[i][5]]])
+
+
+def _call_once_each(fn, tree, leaves):
+    """``fn(*tree.unflatten(leaves))``, each distinct array passed once: the saved values
+    of a group repeat (a constant or a weight every op of a loop saves), and each argument
+    of a call costs (a 48-op chain group: 37 leaves, 15 distinct, 23 -> 12 us). The
+    wrapper per pattern of repeats is cached (NOTE [Bounded caches])."""
+    first = {}
+    uniq = []
+    pos = []
+    for x in leaves:
+        k = first.get(id(x))
+        if k is None:
+            k = first[id(x)] = len(uniq)
+            uniq.append(x)
+        pos.append(k)
+    key = (fn, tree, tuple(pos))
+    f = _ONCE.get(key)
+    if f is None:
+        def f(*u, pos=key[2]):
+            return fn(*tree.unflatten([u[k] for k in pos]))
+        f = jax.jit(f)
+        if len(_ONCE) >= _P.CACHE_MAX:
+            del _ONCE[next(iter(_ONCE))]
+        _ONCE[key] = f
+    return f(*uniq)
+
+
+_ONCE = {}
 
 
 def _saved_array(v):
