@@ -210,6 +210,18 @@ def test_size_cap_flushes_and_a_loop_hits_the_cache():
     np.testing.assert_allclose(y.numpy(), np.ones(4))
 
 
+def test_stats_reset_zeroes_the_counters_after_reading_them():
+    x = wgrad.ones(4, dtype=wgrad.float64)
+    with wgrad.lazy():
+        (x * 2.0).numpy()
+    seen = wgrad.lazy.stats(reset=True)
+    assert seen["segments"] >= 1 and seen["ops"] >= 1
+    assert wgrad.lazy.stats() == {"segments": 0, "ops": 0, "compiles": 0, "cache_hits": 0}
+    with wgrad.lazy():
+        (x * 3.0).numpy()
+    assert wgrad.lazy.stats()["segments"] == 1
+
+
 def test_decorator_and_disable():
     @wgrad.lazy()
     def f(x):

@@ -49,7 +49,8 @@
 # are installed.
 #
 # Backward: the differentiable ops of a segment form one backward node whose backward is
-# one recorded call (NOTE [Lazy backward groups] in _lazy_graph.py). Nodes outside groups
+# one recorded call (NOTE [Lazy backward groups] in _lazy_graph.py), or one direct call
+# where it weighs CAP or more and would fill a segment alone. Nodes outside groups
 # record their cached backward kernel (NOTE [One formula, two uses]) into the segment like
 # a forward op, and the engine sums gradients with a recorded add. With create_graph the
 # formulas are recorded ops, and so lazy as well. Hooks, retain_grad and ``.grad``
@@ -363,15 +364,16 @@ def dispatch_overlaps():
 _ASYNC_CPU = []
 
 
-def stats():
-    """Counters since the start (or the last ``stats(reset=True)``): ``segments`` run,
-    ``ops`` recorded, ``compiles`` (new segment structures) and ``cache_hits``."""
-    return dict(_stats)
-
-
-def _reset_stats():
-    for k in _stats:
-        _stats[k] = 0
+def stats(reset=False):
+    """Counters since the start (or the last ``stats(reset=True)``, which zeroes them after
+    reading): ``segments`` run, ``ops`` recorded, ``compiles`` (new segment structures)
+    and ``cache_hits``. A full group's backward called directly is not a segment."""
+    with _lock:
+        out = dict(_stats)
+        if reset:
+            for k in _stats:
+                _stats[k] = 0
+    return out
 
 
 # -- Tensor over a Pending: _data and metadata (NOTE [Lazy segments]) ----------------------
