@@ -333,9 +333,10 @@ def _call_once_each(fn, tree, leaves):
         def f(*u, pos=key[2]):
             return fn(*tree.unflatten([u[k] for k in pos]))
         f = jax.jit(f)
-        if len(_ONCE) >= _P.CACHE_MAX:
-            del _ONCE[next(iter(_ONCE))]
-        _ONCE[key] = f
+        with _lazy._lock:  # several threads may run backwards
+            if len(_ONCE) >= _P.CACHE_MAX:
+                del _ONCE[next(iter(_ONCE))]
+            _ONCE[key] = f
     return f(*uniq)
 
 
