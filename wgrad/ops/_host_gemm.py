@@ -1,4 +1,5 @@
 """Matrix products of concrete CPU arrays computed by numpy's BLAS (NOTE [Host GEMM])."""
+import math
 import os
 
 import jax
@@ -79,11 +80,9 @@ def _adopter(device):
 
 
 def _empty(shape, dtype):
-    """An uninitialized C-ordered array whose data is 64-byte aligned."""
-    out = np.empty(shape, dtype)
-    if out.__array_interface__["data"][0] % 64 == 0:
-        return out
-    n = out.nbytes
+    """An uninitialized C-ordered array whose data is 64-byte aligned (numpy's own
+    allocations are 16-byte aligned: a buffer 64 bytes longer, sliced)."""
+    n = math.prod(shape) * dtype.itemsize
     buf = np.empty(n + 64, np.uint8)
     off = -buf.__array_interface__["data"][0] % 64
     return buf[off:off + n].view(dtype).reshape(shape)
