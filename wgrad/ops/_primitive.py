@@ -277,26 +277,24 @@ class Primitive:
     def _save_inputs(self, args, needs, save):
         """The save plan for ``needs`` and the inputs it saves by name, each through
         ``save`` (a Tensor or None to a SavedTensor); the results are added by the caller."""
-        plan, vals = self._saved_values(args, needs, save)
-        return plan, {name: v for (name, i), v in zip(plan, vals) if i >= 0 or i == _VARIADIC}
+        plan = self.save_plan(needs)
+        saved = {}
+        for name, i in plan:
+            if i >= 0:
+                saved[name] = _saved_input(args[i], save)
+            elif i == _VARIADIC:
+                saved[name] = tuple(save(a) for a in args)
+        return plan, saved
 
     def _saved_values(self, args, needs, save):
         """The save plan for ``needs`` and a list with the value of each of its entries, in
-        its order: the inputs through ``save``, None where a result goes (the results are
+        its order, as _save_inputs saves them; None where a result goes (the results are
         last; the caller adds them)."""
         plan = self.save_plan(needs)
         vals = []
         for name, i in plan:
             if i >= 0:
-                a = args[i]
-                if isinstance(a, Tensor) or a is None:
-                    vals.append(save(a))
-                elif type(a) is tuple:  # index arrays: saved, so freed as torch's indices
-                    vals.append(tuple(save(x) if isinstance(x, Tensor) else
-                                      _save(_make(x)) if isinstance(x, jax.Array) else x
-                                      for x in a))
-                else:
-                    vals.append(a)
+                vals.append(_saved_input(args[i], save))
             elif i == _VARIADIC:
                 vals.append(tuple(save(a) for a in args))
             else:
@@ -800,6 +798,17 @@ def check_broadcast(*shapes):
                 raise RuntimeError(f"The size of tensor a ({out[-k]}) must match the size of "
                                    f"tensor b ({s[-k]}) at non-singleton dimension "
                                    f"{len(out) - k}")
+
+
+def _saved_input(a, save):
+    """What a node keeps of input ``a``: a Tensor (or an absent one) through ``save``,
+    index arrays each saved (so freed as torch's indices), anything else as it is."""
+    if isinstance(a, Tensor) or a is None:
+        return save(a)
+    if type(a) is tuple:
+        return tuple(save(x) if isinstance(x, Tensor) else
+                     _save(_make(x)) if isinstance(x, jax.Array) else x for x in a)
+    return a
 
 
 def _save(t):

@@ -131,8 +131,8 @@ def canonical_dims(x, s, dim):
         if isinstance(dim, int):
             dims = (_wrap_dim(dim, nd),)
         else:
-            dims = tuple([d % nd if -nd <= d < nd else _wrap_dim(d, nd) for d in dim])
-            if len(dims) > 1 and len(set(dims)) != len(dims):
+            dims = tuple([_wrap_dim(d, nd) for d in dim])
+            if len(set(dims)) != len(dims):
                 raise RuntimeError("FFT dims must be unique")
         if s is not None and len(s) != len(dims):
             raise RuntimeError("When given, dim and shape arguments must have the same length")
@@ -145,8 +145,6 @@ def canonical_dims(x, s, dim):
         dims = tuple(range(nd))
     if s is None:
         shape = tuple([size[d] for d in dims])
-        if 0 not in shape:  # sizes of a tensor: never negative
-            return shape, dims
     else:
         shape = tuple([size[d] if n == -1 else int(n) for n, d in zip(s, dims)])
     for n in shape:
