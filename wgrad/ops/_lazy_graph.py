@@ -71,8 +71,10 @@ from .._autograd.lazy_mode import group as _open
 from .._autograd.lazy_mode import state as _lazy_state
 from .._autograd.saved import SavedTensor, release_saved
 from .._tensor import Tensor, _make
+from .. import _dtype as _D
 from . import _lazy
 from . import _primitive as _P
+from ._promote import result_type as _result_type
 
 __all__ = ["ENABLED", "GroupNode", "record"]
 
@@ -80,6 +82,7 @@ ENABLED = os.environ.get("WGRAD_LAZY_GROUPS", "1").strip() not in ("0", "false",
 CAP = _lazy.CAP
 _PLANS = {}
 _raw = _lazy.raw
+_weak_saved = SavedTensor._weak
 
 
 class GroupNode(Node):
@@ -456,9 +459,11 @@ def record(prim, args, akey, attrs, out, meta, kinds):
         return _add(prim, args, kinds, entry, out)
 
 
-def _add(prim, args, kinds, entry, out):
+def _add(prim, args, kinds, entry, out, ins=None):
     """Append the call to the open group (a new one where it must start); its results.
-    ``entry``: its signature's ``(sig, attrs, diff)``. The caller holds the segment lock."""
+    ``entry``: its signature's ``(sig, attrs, diff)``; ``ins``: where the call saves only
+    inputs that are Tensors, numbers or absent, their indices (the fast lane's plan),
+    else None. The caller holds the segment lock."""
     single = prim.nout == 1
     diff = entry[2]
     g = _open.ref
@@ -505,7 +510,17 @@ def _add(prim, args, kinds, entry, out):
         if t >= topo:
             topo = t + 1
     seq = next(_node_seq)
-    plan, saved = prim._saved_values(args, entry[0][2], g._keep)
+    if ins is not None:  # as _saved_values would save them, without its general cases
+        saved = []
+        for i in ins:
+            a = args[i]
+            if a is None or isinstance(a, Tensor):
+                a = _weak_saved(a, _raw(a)) if a is not None and a._grad_fn is g \
+                    else _P._save(a)
+            saved.append(a)
+        plan = None
+    else:
+        plan, saved = prim._saved_values(args, entry[0][2], g._keep)
     n = g.num_outputs
     if single:
         results = (_make(out, g, n),)
@@ -571,15 +586,16 @@ _FAST_MAX = 4096
 _Pending = _lazy.Pending
 
 
-def fast(prim, args, akey):
+def fast(prim, args, akey, promote=False):
     """The results of ``prim(*args)`` recorded into the open segment and group (NOTE
-    [Lazy fast lane]), or None where the general path must run."""
+    [Lazy fast lane]), or None where the general path must run. ``promote``: ``akey``
+    lacks the leading ``dtype`` attribute, which is the inputs' result type."""
     with _lazy._lock:
         seg = _lazy._seg[0]
         ext_ids = seg.ext_ids
         n_ext = len(seg.ext)
         refs = []
-        key = [prim, akey]
+        key = [(prim, _D._default[0]) if promote else prim, akey]
         tracked = False
         for a in args:
             if isinstance(a, Tensor):
@@ -622,9 +638,12 @@ def fast(prim, args, akey):
                 key = tuple(key)
                 plan = _FAST.get(key)
                 if plan is None:
-                    plan = _plan(prim, akey, key)
+                    if promote:
+                        plan = _promoted_plan(prim, akey, key, args)
+                    else:
+                        plan = _plan(prim, akey, key)
                 if plan is not None:
-                    f, oaval, kinds, entry = plan
+                    f, oaval, kinds, entry, ins = plan
                     seg.ops.append((f, None, tuple(refs)))
                     srefs = seg.refs
                     out = _Pending(seg, len(srefs), oaval)
@@ -632,13 +651,26 @@ def fast(prim, args, akey):
                     seg.weight += 1
                     if seg.weight >= CAP:
                         _lazy._flush(seg)
-                    return _add(prim, args, kinds, entry, out)
+                    return _add(prim, args, kinds, entry, out, ins)
         # the general path: the segment as it was
         if len(seg.ext) > n_ext:
             for x in seg.ext[n_ext:]:
                 del ext_ids[id(x)]
             del seg.ext[n_ext:], seg.ext_avals[n_ext:]
         return None
+
+
+def _promoted_plan(prim, akey, key, args):
+    """The plan of a call keyed without its result type (``fast(promote=True)``): that
+    of the full key, which the inputs' avals, kinds and the default dtype determine."""
+    full = (("dtype", _result_type(*args).np),) + akey
+    fkey = (prim, full) + key[2:]
+    plan = _FAST.get(fkey) or _plan(prim, full, fkey)
+    if plan is not None:
+        if len(_FAST) >= _FAST_MAX:  # NOTE [Bounded caches]
+            _FAST.clear()
+        _FAST[key] = plan
+    return plan
 
 
 def _plan(prim, akey, key):
@@ -655,7 +687,13 @@ def _plan(prim, akey, key):
     entry = r[3].get(kinds)
     if entry is None or entry[2] != (True,):
         return None
-    plan = (f, r[1][0], kinds, entry)
+    ins = []  # the inputs the call saves, where it saves nothing else
+    for _, i in prim.save_plan(entry[0][2]):
+        if i < 0:
+            ins = None
+            break
+        ins.append(i)
+    plan = (f, r[1][0], kinds, entry, None if ins is None else tuple(ins))
     if len(_FAST) >= _FAST_MAX:  # NOTE [Bounded caches]
         _FAST.clear()
     _FAST[key] = plan

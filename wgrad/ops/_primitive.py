@@ -50,6 +50,7 @@ from ._views import mark_view as _mark_view  # NOTE [Views]
 from . import _lazy  # NOTE [Lazy segments]
 from ._lazy import raw as _lazy_raw
 from . import _lazy_graph  # NOTE [Lazy backward groups]
+from ._promote import result_type as _result_type
 from .._autograd.lazy_mode import state as _lazy_state
 
 __all__ = ["Primitive", "OpNode", "primitive", "holomorphic", "device_constant",
@@ -430,17 +431,21 @@ def _host_kernel(host, jitted, needs, in_meta, attrs, names):
     return k
 
 
-def lazy_fast(prim, args, akey):
+def lazy_fast(prim, args, akey, promote=False):
     """``prim(*args)`` with the attribute key ``akey`` (``tuple(attrs.items())``, in the
     order the call passes them) through the lazy fast lane without the general call's
     layers, for elementwise ops whose Python wrapper already knows its attributes (NOTE
     [Lazy fast lane]): the lane, else lazy mode's general path; None where the call must
-    go through ``Primitive.__call__``. Only while lazy mode is on."""
+    go through ``Primitive.__call__``. ``promote``: the call's first attribute, ``dtype``,
+    is the inputs' result type, left out of ``akey`` (the lane's key determines it). Only
+    while lazy mode is on."""
     if prim._fast and prim.host is None and _state.grad and not (
             _fw.active or _anomaly._state.enabled or _hooks_tls.stack):
-        res = _lazy_graph.fast(prim, args, akey)
+        res = _lazy_graph.fast(prim, args, akey, promote)
         if res is not None:
             return res
+        if promote:
+            akey = (("dtype", _result_type(*args).np),) + akey
         return _lazy_general(prim, args, dict(akey), akey)
     return None
 

@@ -72,11 +72,13 @@ def _c(x, dtype):
 
 
 def _binary(prim, a, b, result=None, **attrs):
-    d = result if result is not None else result_type(a, b)
     if _lazy_state.on:  # NOTE [Lazy fast lane]: the call's attribute key, as prim() makes it
-        res = lazy_fast(prim, (a, b), (("dtype", d.np),) + tuple(attrs.items()))
+        rest = tuple(attrs.items()) if attrs else ()
+        res = lazy_fast(prim, (a, b), rest, True) if result is None else \
+            lazy_fast(prim, (a, b), (("dtype", result.np),) + rest)
         if res is not None:
             return res
+    d = result if result is not None else result_type(a, b)
     return prim(a, b, dtype=d.np, **attrs)
 
 
