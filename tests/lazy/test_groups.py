@@ -378,3 +378,40 @@ def test_absent_optional_inputs_stay_lazy_and_match_torch():
         seen[lib] = (loss.item(), x.grad.numpy())
     assert seen[wgrad][0] == pytest.approx(seen[torch][0], rel=1e-12)
     np.testing.assert_allclose(seen[wgrad][1], seen[torch][1], rtol=1e-10, atol=1e-12)
+
+
+
+_OTHERS = [  # operands torch promotes each its own way against a float32/64 or complex64 leaf
+    lambda lib: lib.tensor(2.0, dtype=lib.float64),         # 0-dim: the leaf's dtype
+    lambda lib: lib.tensor([2.0] * 4, dtype=lib.float64),   # float64 or complex128
+    lambda lib: 1j,                                         # complex of the leaf's width
+    lambda lib: True,
+    lambda lib: 3,
+    lambda lib: lib.tensor(1j, dtype=lib.complex64),        # 0-dim complex
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_fast_lane_binary_ops_promote_as_torch(dtype):
+    """Binary ops enter the lane keyed without their result type (NOTE [Lazy fast lane]):
+    calls repeated with operands of other types (the first of each through the general
+    path, the rest planned) keep torch's result types, the default dtype switched too."""
+    seen = {}
+    for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+        a = np.random.default_rng(0).standard_normal(4)
+        x = lib.tensor(a + 0.5j * a if dtype == "complex64" else a,
+                       dtype=getattr(lib, dtype), requires_grad=True)
+        outs = []
+        with ctx():
+            for i in range(3):
+                lib.set_default_dtype(lib.float64 if i == 1 else lib.float32)
+                for other in _OTHERS:
+                    outs.append(x * other(lib) + other(lib) - x)
+            lib.set_default_dtype(lib.float32)
+            sum((o.abs() ** 2).sum() for o in outs).backward()
+        seen[lib] = [o.dtype for o in outs], [o.detach().numpy() for o in outs + [x.grad]]
+    assert [str(d).split(".")[1] for d in seen[wgrad][0]] == \
+        [str(d).split(".")[1] for d in seen[torch][0]]
+    for a, b in zip(seen[wgrad][1], seen[torch][1]):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-6)
