@@ -415,3 +415,22 @@ def test_fast_lane_binary_ops_promote_as_torch(dtype):
     for a, b in zip(seen[wgrad][1], seen[torch][1]):
         assert a.dtype == b.dtype
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_a_graph_recorded_lazily_backpropagates_after_the_block():
+    """A loss recorded under ``lazy()`` and backpropagated after the block: the groups'
+    saved values are still Pendings (computed ones), which the backward must unwrap (it
+    passed them to XLA as they were: a TypeError)."""
+    seen = {}
+    for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+        x = lib.tensor(np.linspace(0.1, 1, 6), requires_grad=True)
+        w = lib.tensor(np.linspace(-1, 1, 6).reshape(2, 3), requires_grad=True)
+        with ctx():
+            y = x.reshape(2, 3) * w
+            z = (y.sin() @ w.T).tanh().sum() + y[0].exp().sum()
+            q = (x * 2).cos().sum()
+        z.backward(retain_graph=True)
+        q.backward()
+        seen[lib] = [x.grad.numpy(), w.grad.numpy()]
+    for a, b in zip(seen[wgrad], seen[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-10)

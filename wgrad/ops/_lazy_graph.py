@@ -229,8 +229,10 @@ class GroupNode(Node):
                 if outs is None:
                     outs = _call_once_each(fn, tree, [
                         x.force() if x.__class__ is _Pending else x for x in leaves])
-            else:
-                outs = fn(gs, self._values(active, where))
+            else:  # recorded lazily, run after: its values may still be Pendings
+                leaves, tree = jax.tree_util.tree_flatten((gs, self._values(active, where)))
+                outs = fn(*tree.unflatten([x.force() if x.__class__ is _Pending else x
+                                           for x in leaves]))
         finally:
             tls.raw = prev
         self._ran[get_ident()] = active
