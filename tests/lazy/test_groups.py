@@ -218,6 +218,26 @@ def test_a_view_of_a_result_starts_a_new_group():
     np.testing.assert_allclose(got, x.grad.numpy(), rtol=1e-12)
 
 
+def test_a_new_group_takes_no_outside_edge_into_the_one_it_leaves():
+    """An op whose first input is a new outside edge (a leaf) and whose second is a view
+    of a group result starts a new group; the group it leaves keeps only the outside
+    edges its own ops use."""
+    seen = {}
+    for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+        with ctx():
+            x, p = _x(lib, n=6), _x(lib, n=6, seed=2).detach().view(3, 2).requires_grad_()
+            y = x * 2
+            z = p * y.view(2, 3).t()
+            if lib is wgrad:
+                g = y._grad_fn
+                used = {~s for r in g.recs for s in r[0] if s is not None and s < 0}
+                assert z._grad_fn is not g and len(g._edges) == len(used) == 1
+            (z.reshape(6) * y).sum().backward()
+        seen[lib] = x.grad.numpy(), p.grad.numpy()
+    for a, b in zip(seen[wgrad], seen[torch]):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
 def test_printing_does_not_explode():
     with wgrad.lazy():
         x = _x(wgrad)

@@ -461,68 +461,100 @@ def record(prim, args, akey, attrs, out, meta, kinds):
         return _add(prim, args, kinds, entry, out)
 
 
-def _add(prim, args, kinds, entry, out, ins=None):
-    """Append the call to the open group (a new one where it must start); its results.
-    ``entry``: its signature's ``(sig, attrs, diff)``; ``ins``: where the call saves only
-    inputs that are Tensors, numbers or absent, their indices (the fast lane's plan),
-    else None. The caller holds the segment lock."""
-    single = prim.nout == 1
-    diff = entry[2]
+def _place(args, kinds):
+    """The open group a call joins (a new one where it must start), where each input
+    comes from in it (``srcs``: a result's index, ``~i`` for outside edge i, None for an
+    input outside autograd) and the call's topological number. The caller holds the
+    segment lock."""
     g = _open.ref
     if g is not None:
         g = g()  # held weakly: a group no tensor needs is freed at once
     if g is None or len(g.recs) >= CAP or g._map is not None:
         g = GroupNode()
         _open.ref = _weakref(g)
-    start = g._start
-    for a, k in zip(args, kinds):
-        if k == 2:
+    while True:
+        start = g._start
+        srcs = []
+        topo = 0
+        added = None
+        for a, k in zip(args, kinds):
+            if k != 2:
+                srcs.append(None)
+                continue
             fn = a._grad_fn
-            if fn is not None and fn is not g and fn._seq_nr > start \
-                    and fn._seq_nr != _SEQ_MAX:
+            if fn is g:
+                s = a._output_nr
+                srcs.append(s)
+                t = g._out_topo[s]
+            elif fn is not None and fn._seq_nr > start and fn._seq_nr != _SEQ_MAX:
                 # this input's node was made after g began, outside it (a view or an
                 # in-place op of one of g's results, a custom Function): it may lead
-                # back into g, which would then wait on itself. A new group.
+                # back into g, which would then wait on itself. A new group (without the
+                # edges this call added to g).
+                for e in added or ():
+                    del g._ext[e]
+                    g._edges.pop()
                 g = GroupNode()
                 _open.ref = _weakref(g)
                 break
-    srcs = []
-    topo = 0
-    ext = g._ext
-    edges = g._edges
-    for a, k in zip(args, kinds):
-        if k != 2:
-            srcs.append(None)
-            continue
-        fn = a._grad_fn
-        if fn is g:
-            s = a._output_nr
-            srcs.append(s)
-            t = g._out_topo[s]
+            else:
+                e = a._gradient_edge()
+                if fn is not None and fn._is_group and fn._map is not None:
+                    e = fn._map[e[1]]  # an exploded group: the OpNode inside
+                ext = g._ext
+                i = ext.get(e)
+                if i is None:
+                    edges = g._edges
+                    i = ext[e] = len(edges)
+                    edges.append(e)
+                    if added is None:
+                        added = []
+                    added.append(e)
+                srcs.append(~i)
+                t = e[0]._topological_nr
+            if t >= topo:
+                topo = t + 1
         else:
-            e = a._gradient_edge()
-            if fn is not None and fn._is_group and fn._map is not None:
-                e = fn._map[e[1]]  # an exploded group: the OpNode inside
-            i = ext.get(e)
-            if i is None:
-                i = ext[e] = len(edges)
-                edges.append(e)
-            srcs.append(~i)
-            t = e[0]._topological_nr
-        if t >= topo:
-            topo = t + 1
+            return g, srcs, topo
+
+
+def _add1(args, kinds, entry, out, ins):
+    """_add for a fast-lane call whose one output is differentiable and which saves only
+    inputs (Tensors, numbers or absent ones; ``ins``: their indices), as _saved_values
+    would save them, without its general cases. The caller holds the segment lock."""
+    g, srcs, topo = _place(args, kinds)
     seq = next(_node_seq)
-    if ins is not None:  # as _saved_values would save them, without its general cases
-        saved = []
-        for i in ins:
-            a = args[i]
-            if a is None or isinstance(a, Tensor):
-                a = _weak_saved(a, _raw(a)) if a is not None and a._grad_fn is g \
-                    else _P._save(a)
-            saved.append(a)
-        plan = None
-    else:
-        plan, saved = prim._saved_values(args, entry[0][2], g._keep)
+    saved = []
+    for i in ins:
+        a = args[i]
+        if a is None or isinstance(a, Tensor):
+            a = _weak_saved(a, _raw(a)) if a is not None and a._grad_fn is g \
+                else _P._save(a)
+        saved.append(a)
+    n = g.num_outputs
+    res = _make(out, g, n)
+    g._out_topo.append(topo)
+    g.num_outputs = n + 1
+    if topo >= g._topological_nr:
+        g._topological_nr = topo + 1
+    vals = g.vals
+    v0 = len(vals)
+    vals += saved
+    g.sigs.append(entry)
+    g.recs.append((tuple(srcs), (n,), seq, topo, v0, len(vals)))
+    g._seq_nr = seq
+    return res
+
+
+def _add(prim, args, kinds, entry, out):
+    """Append the call to the open group (a new one where it must start); its results.
+    ``entry``: its signature's ``(sig, attrs, diff)``. The caller holds the segment
+    lock."""
+    single = prim.nout == 1
+    diff = entry[2]
+    g, srcs, topo = _place(args, kinds)
+    seq = next(_node_seq)
+    plan, saved = prim._saved_values(args, entry[0][2], g._keep)
     n = g.num_outputs
     if single:
         results = (_make(out, g, n),)
@@ -658,7 +690,9 @@ def fast(prim, args, akey, promote=False):
                     seg.weight += 1
                     if seg.weight >= CAP:
                         _lazy._flush(seg)
-                    return _add(prim, args, kinds, entry, out, ins)
+                    if ins is not None:
+                        return _add1(args, kinds, entry, out, ins)
+                    return _add(prim, args, kinds, entry, out)
         # the general path: the segment as it was
         if len(seg.ext) > n_ext:
             for x in seg.ext[n_ext:]:
@@ -694,7 +728,7 @@ def _plan(prim, akey, key):
     entry = r[3].get(kinds)
     if entry is None or entry[2] != (True,):
         return None
-    ins = []  # the inputs the call saves, where it saves nothing else
+    ins = []  # the inputs the call saves, where it saves nothing else (_add1)
     for _, i in prim.save_plan(entry[0][2]):
         if i < 0:
             ins = None
