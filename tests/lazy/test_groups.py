@@ -349,7 +349,7 @@ def _group_records(outs):
     for g in groups:
         out.append([(sig, srcs, outs, topo, seq - first,
                      [(k, held(v)) for (k, _), v in zip(sig[0].save_plan(sig[2]), g.vals[v0:v1])])
-                    for (sig, _, _), (srcs, outs, seq, topo, v0, v1) in zip(g.sigs, g.recs)])
+                    for (sig, _, _, _), (srcs, outs, seq, topo, v0, v1) in zip(g.sigs, g.recs)])
     return out
 
 
@@ -454,3 +454,25 @@ def test_a_graph_recorded_lazily_backpropagates_after_the_block():
         seen[lib] = [x.grad.numpy(), w.grad.numpy()]
     for a, b in zip(seen[wgrad], seen[torch]):
         np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+def test_groups_of_one_structure_with_other_signatures_get_their_own_backward():
+    """A group's backward is cached by its ops' signature numbers (``_sig_id``) and
+    wiring: the same wiring over other dtypes, shapes or inputs needing grad is another
+    signature, with its own backward."""
+    cases = [("float64", 4, False), ("float64", 4, True), ("float32", 4, True),
+             ("float64", 3, True)]
+    for dtype, n, c_grad in cases:
+        seen = {}
+        for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+            x = lib.tensor(np.linspace(0.5, 1.5, n), dtype=getattr(lib, dtype),
+                           requires_grad=True)
+            c = lib.tensor(np.linspace(-1, 1, n), dtype=getattr(lib, dtype),
+                           requires_grad=c_grad)
+            with ctx():
+                ((x * c).sin() * x).sum().backward()
+            seen[lib] = [x.grad.numpy()] + ([c.grad.numpy()] if c_grad else [])
+        assert len(seen[wgrad]) == len(seen[torch])
+        for a, b in zip(seen[wgrad], seen[torch]):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -55,6 +55,7 @@
 # wait on itself.
 # ``WGRAD_LAZY_GROUPS=0`` turns groups off (one OpNode per op, as before).
 """
+import itertools
 import os
 from threading import get_ident
 from weakref import ref as _weakref
@@ -116,7 +117,7 @@ class GroupNode(Node):
         """The node name of output ``idx``'s op, without exploding (printing)."""
         if self._map is not None:
             return self._map[idx][0].name()
-        for (sig, _, _), rec in zip(self.sigs, self.recs):
+        for (sig, _, _, _), rec in zip(self.sigs, self.recs):
             if idx in rec[1]:
                 return sig[0].node_class(sig[1], sig[3], sig[2]).__name__
         return self.name()
@@ -138,7 +139,7 @@ class GroupNode(Node):
             out = [None] * self.num_outputs
             ext = self._edges
             vals = self.vals
-            for (sig, attrs, _), rec in zip(self.sigs, self.recs):
+            for (sig, attrs, _, _), rec in zip(self.sigs, self.recs):
                 srcs, outs, seq, topo, v0, v1 = rec
                 edges = []
                 for s in srcs:
@@ -200,7 +201,7 @@ class GroupNode(Node):
             recs = self.recs
             n = len(recs)
             if self._key_len != n:
-                self._key = tuple([(e[0], r[0], r[1]) for e, r in zip(self.sigs, recs)])
+                self._key = tuple([(e[3], r[0], r[1]) for e, r in zip(self.sigs, recs)])
                 self._key_len = n
             key = (self._key, len(self._edges), mask)
             plan = _PLANS.get(key)
@@ -315,6 +316,8 @@ class GroupNode(Node):
     def release_variables(self):
         ran = self._ran.pop(get_ident(), ())  # () after _apply_nodes: its nodes released
         recs, vals = self.recs, self.vals
+        if len(ran) == len(recs):  # every op ran: all the values
+            return release_saved(vals)
         return release_saved([v for i in ran for v in vals[recs[i][4]:recs[i][5]]])
 
 
@@ -383,7 +386,7 @@ def _build(sigs, recs, n_out, n_ext, mask):
     steps = []
     at = []
     for i in active:
-        (prim, akey, needs, in_meta, out_meta), attrs, _ = sigs[i]
+        (prim, akey, needs, in_meta, out_meta), attrs, _, _ = sigs[i]
         srcs, outs, _, _, v0, _ = recs[i]
         k = prim.kernel(akey, attrs, needs, in_meta, out_meta)
         steps.append((outs, srcs, k))
@@ -422,8 +425,9 @@ def _saved_result(t, data, nr):
 
 
 def _signature(prim, akey, attrs, args, kinds, out):
-    """What every call of one op signature records alike: ``(sig, attrs, diff)``,
-    ``diff`` None when no output is differentiable (NOTE [Recording cost])."""
+    """What every call of one op signature records alike: ``(sig, attrs, diff, sid)``,
+    ``diff`` None when no output is differentiable (NOTE [Recording cost]), ``sid`` the
+    number that stands for ``sig`` in group keys (``_sig_id``)."""
     needs = _P._intern(_P._NEEDS, tuple(k == 2 for k in kinds))
     in_meta = []
     for a, k in zip(args, kinds):
@@ -444,7 +448,26 @@ def _signature(prim, akey, attrs, args, kinds, out):
                      for i, o in enumerate(outs))
         if not any(diff):
             diff = None
-    return (prim, akey, needs, in_meta, out_meta), dict(attrs), diff
+    sig = (prim, akey, needs, in_meta, out_meta)
+    return sig, dict(attrs), diff, _sig_id(sig)
+
+
+_SIG_IDS = {}
+_SIG_IDS_MAX = 4096
+_sig_ids = itertools.count()
+
+
+def _sig_id(sig):
+    """A number for ``sig``, never given to another signature: a group's key (GroupNode.
+    apply) hashes and compares numbers, not the signatures' nested tuples (after a clear
+    of this bounded table a signature gets a new number: a cache miss, never a false
+    hit)."""
+    i = _SIG_IDS.get(sig)
+    if i is None:
+        if len(_SIG_IDS) >= _SIG_IDS_MAX:  # NOTE [Bounded caches]
+            _SIG_IDS.clear()
+        i = _SIG_IDS[sig] = next(_sig_ids)
+    return i
 
 
 def record(prim, args, akey, attrs, out, meta, kinds):
@@ -548,7 +571,7 @@ def _add1(args, kinds, entry, out, ins):
 
 def _add(prim, args, kinds, entry, out):
     """Append the call to the open group (a new one where it must start); its results.
-    ``entry``: its signature's ``(sig, attrs, diff)``. The caller holds the segment
+    ``entry``: its signature's ``(sig, attrs, diff, sid)``. The caller holds the segment
     lock."""
     single = prim.nout == 1
     diff = entry[2]
