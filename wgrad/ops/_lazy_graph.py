@@ -228,8 +228,7 @@ class GroupNode(Node):
                     except _lazy.NotLazy:  # a tracer: under a JAX trace
                         pass
                 if outs is None:
-                    outs = _call_once_each(fn, tree, [
-                        x.force() if x.__class__ is _Pending else x for x in leaves])
+                    outs = _call_once_each(fn, tree, leaves)
             else:  # recorded lazily, run after: its values may still be Pendings
                 leaves, tree = jax.tree_util.tree_flatten((gs, self._values(active, where)))
                 outs = fn(*tree.unflatten([x.force() if x.__class__ is _Pending else x
@@ -322,7 +321,8 @@ class GroupNode(Node):
 
 
 def _call_once_each(fn, tree, leaves):
-    """``fn(*tree.unflatten(leaves))``, each distinct array passed once: the saved values
+    """``fn(*tree.unflatten(leaves))`` (Pendings among the leaves forced), each distinct
+    array passed once: the saved values
     of a group repeat (a constant or a weight every op of a loop saves), and each argument
     of a call costs (a 48-op chain group: 37 leaves, 15 distinct, 23 -> 12 us). The
     wrapper per pattern of repeats is cached (NOTE [Bounded caches])."""
@@ -330,6 +330,8 @@ def _call_once_each(fn, tree, leaves):
     uniq = []
     pos = []
     for x in leaves:
+        if x.__class__ is _Pending:  # computed by now, or computed here
+            x = x.value if x.value is not None else x.force()
         k = first.get(id(x))
         if k is None:
             k = first[id(x)] = len(uniq)
