@@ -8,7 +8,8 @@
 # A result tensor's ``_grad_fn`` is the group and its ``_output_nr`` its index there. The
 # engine sees one node: its backward runs the recorded ops' cached backward kernels
 # (NOTE [One formula, two uses]) in reverse, inside ONE jitted function per (group
-# structure, which outputs receive a gradient), recorded into the lazy segment (a
+# structure: per op its signature's number, ``_sig_id``, its sources and outputs; which
+# outputs receive a gradient), recorded into the lazy segment (a
 # backward that follows a forward not yet run joins its computation, except where
 # ``backward()`` runs the forward first, NOTE [Lazy segments]); one that runs CAP ops
 # or more, which would fill a segment alone, is called directly (no segment bookkeeping
