@@ -89,8 +89,9 @@ def _members(cls):
     sorted by name."""
     keep = []
     names = set(cls.__dict__)
-    for base in cls.__mro__[1:]:  # fields a base holds for it (Tensor's _Fields)
-        names.update(getattr(base, "__slots__", ()))
+    for base in cls.__mro__[1:]:  # what wgrad's bases hold for it (Tensor's _Fields'
+        if base.__module__.startswith("wgrad."):  # fields, its storage methods' mixin)
+            names.update(base.__dict__)
     for name in sorted(names):
         if name.startswith("__") and name.endswith("__"):
             if name in ("__slots__", "__dict__", "__weakref__", "__module__", "__doc__",

@@ -11,6 +11,7 @@ from ._autograd import forward_ad as _fw
 from ._autograd.graph import AccumulateGrad, _add_hook, _HookDict
 from ._autograd.grad_mode import _state as _grad_state
 from ._device import device as _device
+from ._tensor_storage import StorageMethods as _StorageMethods
 
 __all__ = ["Tensor", "Size", "layout", "strided"]
 
@@ -121,7 +122,7 @@ class _Fresh(_Fields):
     __slots__ = ()
 
 
-class Tensor(_Fields):
+class Tensor(_StorageMethods, _Fields):
     """An n-dimensional array (a ``jax.Array``) that can record autograd history.
 
     Example
@@ -171,49 +172,6 @@ class Tensor(_Fields):
         return _device.of_jax(next(iter(devs)) if len(devs) == 1 else min(devs, key=_dev_id))
 
     @property
-    def is_cuda(self):
-        return self.device.type == "cuda"
-
-    @property
-    def is_cpu(self):
-        return self.device.type == "cpu"
-
-    def get_device(self):
-        """The index of this tensor's accelerator, -1 on the CPU."""
-        d = self.device
-        return -1 if d.type == "cpu" else d.index or 0
-
-    # a wgrad tensor is dense and strided, on the CPU or a JAX accelerator
-    layout = property(lambda self: strided)
-    is_sparse = is_sparse_csr = is_quantized = is_meta = is_mkldnn = is_nested = is_xpu = \
-        is_mps = is_vulkan = is_ipu = is_xla = is_mtia = is_maia = property(lambda self: False)
-
-    def to_dense(self, dtype=None, *, masked_grad=None):
-        """This tensor (already dense): itself, or a copy in ``dtype``."""
-        return self if dtype is None or dtype is self.dtype else self.to(dtype)
-
-    def is_pinned(self, device=None):
-        """False: JAX has no pinned host buffers."""
-        return False
-
-    def pin_memory(self, device=None):
-        """torch's error without an accelerator; wgrad cannot pin host memory."""
-        if jax.default_backend() == "cpu":
-            raise RuntimeError("Cannot access accelerator device when none is available.")
-        raise NotImplementedError("pin_memory(): JAX has no pinned host buffers in wgrad; "
-                                  "move the tensor with .to(device)")
-
-    def share_memory_(self):
-        """Mark the storage as shared, for ``is_shared()``: wgrad's arrays are not in
-        memory other processes see (docs/differences.md)."""
-        _storage_of(self).shared = True
-        return self
-
-    def is_shared(self):
-        m = self._view_meta
-        return self.is_cuda or (m is not None and m.storage.shared)
-
-    @property
     def ndim(self):
         return self._data.ndim
 
@@ -226,30 +184,6 @@ class Tensor(_Fields):
         return int(self._data.size)
 
     nelement = numel
-
-    def element_size(self):
-        return self.dtype.itemsize
-
-    itemsize = property(element_size)
-    nbytes = property(lambda self: self.numel() * self.dtype.itemsize)
-
-    def type(self, dtype=None, non_blocking=False, **kwargs):
-        """The legacy type name (``"torch.FloatTensor"``) without ``dtype``; with one (a
-        dtype, a legacy name or a legacy class such as ``wgrad.DoubleTensor``) the tensor
-        cast to it, or ``self`` when it already has that type."""
-        if dtype is None:
-            return self.dtype.legacy_type
-        if isinstance(dtype, str):
-            dt = _dtype.from_legacy_type(dtype)
-            if dt is None:
-                raise ValueError(f"invalid type: '{dtype}'")
-        elif isinstance(dtype, _dtype.dtype):
-            dt = dtype
-        elif isinstance(getattr(dtype, "dtype", None), _dtype.dtype):  # FloatTensor, ...
-            dt = dtype.dtype
-        else:
-            raise TypeError("dtype must be a type, str, or dtype object")
-        return self if dt is self.dtype else self.to(dt)
 
     def is_complex(self):
         return self.dtype.is_complex
@@ -267,31 +201,9 @@ class Tensor(_Fields):
     def _is_view(self):
         return self._base is not None
 
-    def is_contiguous(self, memory_format=None):
-        """Whether this tensor's layout is row-major (NOTE [Strides without strides])."""
-        return _ops.is_contiguous(self)
-
-    def stride(self, dim=None):
-        """Strides in elements of this tensor's layout over its storage."""
-        s = _strides_of(self)[0]
-        return s if dim is None else s[_wrap_dim(dim, self._data.ndim)]
-
     def _neg_view(self):
         """A view with torch's negative bit: negated values, ``is_neg()`` true."""
         return _ops.elementwise._neg_view(self)
-
-    def storage_offset(self):
-        return _strides_of(self)[1]
-
-    def storage(self):
-        return _storage.TypedStorage._of(self)
-
-    def untyped_storage(self):
-        return _storage.UntypedStorage._of(self)
-
-    def data_ptr(self):
-        """A number that identifies this tensor's storage and offset (docs/differences.md)."""
-        return _storage.data_ptr(self)
 
     # -- autograd metadata ---------------------------------------------------------------
     @property
