@@ -400,7 +400,6 @@ def test_absent_optional_inputs_stay_lazy_and_match_torch():
     np.testing.assert_allclose(seen[wgrad][1], seen[torch][1], rtol=1e-10, atol=1e-12)
 
 
-
 _OTHERS = [  # operands torch promotes each its own way against a float32/64 or complex64 leaf
     lambda lib: lib.tensor(2.0, dtype=lib.float64),         # 0-dim: the leaf's dtype
     lambda lib: lib.tensor([2.0] * 4, dtype=lib.float64),   # float64 or complex128
@@ -423,11 +422,13 @@ def test_fast_lane_binary_ops_promote_as_torch(dtype):
                        dtype=getattr(lib, dtype), requires_grad=True)
         outs = []
         with ctx():
-            for i in range(3):
-                lib.set_default_dtype(lib.float64 if i == 1 else lib.float32)
-                for other in _OTHERS:
-                    outs.append(x * other(lib) + other(lib) - x)
-            lib.set_default_dtype(lib.float32)
+            try:
+                for i in range(3):
+                    lib.set_default_dtype(lib.float64 if i == 1 else lib.float32)
+                    for other in _OTHERS:
+                        outs.append(x * other(lib) + other(lib) - x)
+            finally:  # a failure leaves the next tests the usual default
+                lib.set_default_dtype(lib.float32)
             sum((o.abs() ** 2).sum() for o in outs).backward()
         seen[lib] = [o.dtype for o in outs], [o.detach().numpy() for o in outs + [x.grad]]
     assert [str(d).split(".")[1] for d in seen[wgrad][0]] == \
