@@ -391,3 +391,8 @@ def get_autocast_dtype(device_type):
     if kind == "tpu":
         raise NotImplementedError("get_autocast_dtype('tpu'): torch has no TPU autocast")
     return bfloat16 if kind == "cpu" else float16
+
+
+# NOTE [Lazy disk cache]: the primitives made while wgrad was imported have their places;
+# any made later have none
+ops._lazy_disk.seal()

@@ -216,7 +216,8 @@ def test_stats_reset_zeroes_the_counters_after_reading_them():
         (x * 2.0).numpy()
     seen = wgrad.lazy.stats(reset=True)
     assert seen["segments"] >= 1 and seen["ops"] >= 1
-    assert wgrad.lazy.stats() == {"segments": 0, "ops": 0, "compiles": 0, "cache_hits": 0}
+    assert wgrad.lazy.stats() == {"segments": 0, "ops": 0, "compiles": 0, "cache_hits": 0,
+                                  "loaded": 0}
     with wgrad.lazy():
         (x * 3.0).numpy()
     assert wgrad.lazy.stats()["segments"] == 1

@@ -7,6 +7,7 @@ import math
 import warnings
 
 import jax
+import numpy as np
 
 from .._autograd.anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled,
                                       is_anomaly_enabled, set_detect_anomaly)
@@ -124,10 +125,12 @@ def _one_like(out):
     key = (d.shape, d.dtype, out.device)
     a = _ONES.get(key)
     if a is None:
-        t = ones_like(out)
-        a = t._data
-        if isinstance(a, jax.core.Tracer) or len(a.devices()) != 1:
-            return t  # under a trace, or laid out over several devices
+        devices = d.devices()
+        if len(devices) != 1:  # laid out over several devices
+            return ones_like(out)
+        # from the host: no program to trace, lower and compile for it (a first step's
+        # milliseconds, NOTE [Lazy disk cache])
+        a = jax.device_put(np.ones(d.shape, d.dtype), next(iter(devices)))
         if len(_ONES) >= 64:
             _ONES.clear()
         _ONES[key] = a

@@ -90,6 +90,7 @@ from .._device import device as _device
 from .._device import several_devices as _several_devices
 from .._dtype import from_np as _from_np
 from .._tensor import DATA_SLOT, Tensor, Size, _wrap_dim
+from . import _lazy_disk as _disk
 
 __all__ = ["lazy", "flush", "stats", "Pending", "NotLazy", "raw", "tls", "record",
            "abstract", "CAP", "dispatch_overlaps"]
@@ -109,7 +110,7 @@ class _Local(threading.local):
 
 
 _tls = tls = _Local()
-_stats = {"segments": 0, "ops": 0, "compiles": 0, "cache_hits": 0}
+_stats = {"segments": 0, "ops": 0, "compiles": 0, "cache_hits": 0, "loaded": 0}
 
 
 class Pending:
@@ -188,13 +189,15 @@ def _out_avals(fn, treedef, avals):
     key = (fn, treedef, avals)
     r = _AVALS.get(key)
     if r is None:
-        args = [None if a is None else jax.ShapeDtypeStruct(a[0], a[1], weak_type=a[2])
-                for a in avals]
-        out = jax.eval_shape(fn, *args) if treedef is None \
-            else jax.eval_shape(fn, *treedef.unflatten(args))
-        leaves, otree = jax.tree_util.tree_flatten(out)
-        r = (otree, tuple((o.shape, o.dtype, bool(o.weak_type)) for o in leaves),
-             otree.num_leaves == 1 and otree.num_nodes == 1,
+        def traced():
+            args = [None if a is None else jax.ShapeDtypeStruct(a[0], a[1], weak_type=a[2])
+                    for a in avals]
+            out = jax.eval_shape(fn, *args) if treedef is None \
+                else jax.eval_shape(fn, *treedef.unflatten(args))
+            leaves, otree = jax.tree_util.tree_flatten(out)
+            return otree, tuple((o.shape, o.dtype, bool(o.weak_type)) for o in leaves)
+        otree, oavals = _disk.remembered("aval", fn, (treedef, avals), traced)
+        r = (otree, oavals, otree.num_leaves == 1 and otree.num_nodes == 1,
              {})  # the call's table for its callers (lazy backward groups' signatures)
         if len(_AVALS) >= _AVAL_MAX:
             _AVALS.clear()
@@ -327,7 +330,8 @@ def _flush(seg):
         key = (ops, tuple(seg.ext_avals), live)
         comp = _CACHE.get(key)
         if comp is None:
-            comp = _build(ops, live)
+            comp, loaded = _disk.compiled(("seg", ops, live), _build(ops, live), seg.ext)
+            _stats["loaded"] += loaded  # NOTE [Lazy disk cache]
             if len(_CACHE) >= CACHE_MAX:  # NOTE [Bounded caches]
                 del _CACHE[next(iter(_CACHE))]
             _CACHE[key] = comp
@@ -366,8 +370,10 @@ _ASYNC_CPU = []
 
 def stats(reset=False):
     """Counters since the start (or the last ``stats(reset=True)``, which zeroes them after
-    reading): ``segments`` run, ``ops`` recorded, ``compiles`` (new segment structures)
-    and ``cache_hits``. A full group's backward called directly is not a segment."""
+    reading): ``segments`` run, ``ops`` recorded, ``compiles`` (new segment structures),
+    ``cache_hits``, and ``loaded``: of the new structures, those whose executable an
+    earlier process left on disk (NOTE [Lazy disk cache]). A full group's backward called
+    directly is not a segment."""
     with _lock:
         out = dict(_stats)
         if reset:

@@ -75,6 +75,7 @@ from .._autograd.saved import SavedTensor, release_saved
 from .._tensor import Tensor, _make
 from .. import _dtype as _D
 from . import _lazy
+from . import _lazy_disk as _disk
 from . import _primitive as _P
 from ._promote import result_type as _result_type
 
@@ -343,7 +344,7 @@ def _call_once_each(fn, tree, leaves):
     if f is None:
         def f(*u, pos=key[2]):
             return fn(*tree.unflatten([u[k] for k in pos]))
-        f = jax.jit(f)
+        f, _ = _disk.compiled(("once", fn, tree, key[2]), jax.jit(f), uniq)
         with _lazy._lock:  # several threads may run backwards
             if len(_ONCE) >= _P.CACHE_MAX:
                 del _ONCE[next(iter(_ONCE))]
@@ -416,7 +417,10 @@ def _build(sigs, recs, n_out, n_ext, mask):
         return ext
     # the tree of (gs, vals) where every value is an array (GroupNode._leaves)
     plain = jax.tree_util.tree_structure(([0] * len(where), [[0] * len(js) for js in at]))
-    return jax.jit(run), tuple(active), tuple(at), plain
+    fn = jax.jit(run)
+    fn._wg_src = ("g", tuple([(e[0], r[0], r[1]) for e, r in zip(sigs, recs)]), n_out, n_ext,
+                  mask)  # NOTE [Lazy disk cache]
+    return fn, tuple(active), tuple(at), plain
 
 
 def _saved_result(t, data, nr):

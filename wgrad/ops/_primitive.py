@@ -50,6 +50,7 @@ from ._views import mark_view as _mark_view  # NOTE [Views]
 from . import _lazy  # NOTE [Lazy segments]
 from ._lazy import raw as _lazy_raw
 from . import _lazy_graph  # NOTE [Lazy backward groups]
+from . import _lazy_disk  # NOTE [Lazy disk cache]
 from ._promote import result_type as _result_type
 from .._autograd.lazy_mode import state as _lazy_state
 
@@ -124,6 +125,7 @@ class Primitive:
         prim._fast = None  # NOTE [Lazy fast lane]: whether its calls may take it, once known
         # NOTE [Host GEMM] in ops/_host_gemm.py: a _host_gemm.Host, for products
         prim.host = host
+        _lazy_disk.register(prim)  # its place in disk keys (NOTE [Lazy disk cache])
 
     # a generated op that computes tangents (NOTE [Recorded tangents]) has none itself
     no_tangent = False
@@ -162,6 +164,7 @@ class Primitive:
                 f = jax.jit(f)
                 if self.host is not None:
                     f = _host_forward(self.host, f, dict(akey))
+                f._wg_src = ("f", self, akey)  # NOTE [Lazy disk cache]
             _bounded_put(self._fwd_cache, akey, f)
         return f
 
@@ -385,6 +388,7 @@ class Primitive:
         k = self._bwd_cache.get(key)
         if k is None:
             k = self._build_kernel(attrs, needs, in_meta, out_meta)
+            k._wg_src = ("k", self) + key  # NOTE [Lazy disk cache]
             _bounded_put(self._bwd_cache, key, k)
         return k
 
@@ -758,6 +762,20 @@ def _restore_result_tangents(node, sv):
 # runs, by tracing it: every output that is not None is one of the incoming gradients
 # (a jaxpr output variable that is an input variable). From then on the node returns
 # fresh Tensors over those gradients' arrays without an XLA dispatch.
+def _identity(k, gs, vals, lazy):
+    """_pass_through of kernel ``k`` over these arguments, remembered across processes
+    (NOTE [Lazy disk cache]: tracing the kernel is a first step's milliseconds)."""
+    args = _lazy.abstract((gs, vals)) if lazy else (gs, vals)
+    if _lazy_disk.directory() is None:
+        return _pass_through(k.fun, *args)
+    leaves, tree = jax.tree_util.tree_flatten(args)
+    if not all(isinstance(x, (jax.Array, jax.ShapeDtypeStruct)) for x in leaves):
+        return _pass_through(k.fun, *args)  # a Python value among them: not kept
+    avals = tuple((x.shape, x.dtype, bool(x.weak_type)) for x in leaves)
+    return _lazy_disk.remembered("ident", k, (tree, avals),
+                                 lambda: _pass_through(k.fun, *args))
+
+
 def _pass_through(fun, gs, vals):
     """Per output, the index of the incoming gradient it equals (None for no gradient),
     or None when some output is computed."""
@@ -862,8 +880,8 @@ def device_constant(v, dtype=None):
     key = (t, v, dtype) if v and v == v else (t, repr(v), dtype)  # zeros' signs, NaN
     c = _CONSTS.get(key)
     if c is None:
-        try:
-            c = jnp.asarray(v, dtype)
+        try:  # a transfer, not a program to compile (a first step's milliseconds)
+            c = jax.device_put(v) if dtype is None else jnp.asarray(v, dtype)
         except OverflowError:  # too large for any JAX integer: let jit raise its error
             return v
         if len(_CONSTS) >= _CONSTS_MAX:
@@ -973,8 +991,7 @@ class OpNode(Node):
                 vals.append(device_constant(_unpack(v, self, graph=False)))
         ident = k.identity
         if ident is _UNKNOWN:
-            ident = k.identity = _pass_through(k.fun, *(_lazy.abstract((gs, vals)) if lazy
-                                                         else (gs, vals)))
+            ident = k.identity = _identity(k, gs, vals, lazy)
         if ident is not None:  # NOTE [Pass-through kernels]
             return [_make(gs[i]) if i is not None else None for i in ident]
         if lazy:

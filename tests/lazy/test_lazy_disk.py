@@ -1,0 +1,136 @@
+"""Lazy mode's disk cache of output avals and executables (NOTE [Lazy disk cache])."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import wgrad
+from wgrad.ops import _lazy_disk
+from wgrad.ops._primitive import Primitive
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# a lazy step with every kind of entry: forward segments, a 48-op group's backward called
+# directly (the chain), one recorded into a segment (the fft tail), output avals and a
+# pass-through check (sum's backward); it prints the counters, the loss and the gradients
+_STEP = """
+import json, sys
+import numpy as np
+import wgrad
+rng = np.random.default_rng(0)
+x0 = (rng.standard_normal(16) + 1j * rng.standard_normal(16)).astype(np.complex64)
+c0 = (rng.standard_normal(16) + 1j * rng.standard_normal(16)) / 4
+c = wgrad.tensor(c0.astype(np.complex64))
+x = wgrad.tensor(x0, requires_grad=True)
+with wgrad.lazy(enabled=sys.argv[1] == "lazy"):
+    y = x
+    for _ in range(15):
+        y = (y.sin() * c) * 0.5 + c
+    z = wgrad.fft.fft(y[2:] * 0.25).abs()  # a view: its OpNode checks for pass-through
+    loss = ((z - 1.0) ** 2).sum()
+    loss.backward()
+print(json.dumps({"stats": wgrad.lazy.stats(), "loss": loss.item(),
+                  "fallbacks": wgrad.ops._lazy_disk._state["fallbacks"],
+                  "re": x.grad.real.tolist(), "im": x.grad.imag.tolist()}))
+"""
+
+
+def _run(cache, mode="lazy", **env):
+    e = dict(os.environ, PYTHONPATH=ROOT, WGRAD_COMPILE_CACHE=str(cache), WGRAD_LAZY="0",
+             **env)
+    out = subprocess.run([sys.executable, "-c", _STEP, mode], env=e, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["fallbacks"] == 0  # every loaded executable ran
+    return got
+
+
+def test_a_later_process_loads_what_an_earlier_one_compiled(tmp_path):
+    eager = _run(0, "eager")
+    first = _run(tmp_path)  # nothing on disk: compiles and writes its entries
+    lazy_dir = tmp_path / "wgrad-lazy"
+    kinds = {n.rsplit(".", 1)[1] for n in os.listdir(lazy_dir)}
+    assert kinds == {"aval", "exe", "ident"}, kinds
+    assert first["stats"]["loaded"] == 0 and first["stats"]["compiles"] >= 2
+    second = _run(tmp_path)
+    assert second["stats"]["loaded"] == second["stats"]["compiles"] >= 2
+    assert second["loss"] == first["loss"]  # the same programs, bit for bit
+    assert second["re"] == first["re"] and second["im"] == first["im"]
+    np.testing.assert_allclose(second["re"], eager["re"], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(second["im"], eager["im"], rtol=1e-4, atol=1e-5)
+    # JAX's persistent cache warm, wgrad's lazy entries gone: an executable JAX serves
+    # from its cache cannot be serialized again, so the new entries are compiled past
+    # it; the next process must run them (JAX 0.10.2 raised "Function ... not found")
+    shutil.rmtree(lazy_dir)
+    assert _run(tmp_path)["stats"]["loaded"] == 0
+    third = _run(tmp_path)
+    assert third["stats"]["loaded"] >= 2
+    assert third["re"] == first["re"] and third["im"] == first["im"]
+    # another setting (here XLA_FLAGS) makes another fingerprint: nothing is loaded
+    other = _run(tmp_path, XLA_FLAGS="--xla_cpu_enable_fast_min_max=false")
+    assert other["stats"]["loaded"] == 0
+    np.testing.assert_allclose(other["re"], eager["re"], rtol=1e-4, atol=1e-5)
+
+
+def test_unreadable_entries_are_compiled_again(tmp_path):
+    first = _run(tmp_path)
+    for name in os.listdir(tmp_path / "wgrad-lazy"):
+        (tmp_path / "wgrad-lazy" / name).write_bytes(b"not a pickle")
+    again = _run(tmp_path)
+    assert again["stats"]["loaded"] == 0
+    assert again["re"] == first["re"] and again["loss"] == first["loss"]
+
+
+def test_keys_are_exact_text_of_plain_values():
+    t = _lazy_disk._text
+    distinct = [1, 1.0, True, 0.0, -0.0, 0.1, 0.1 + 1e-17 * 3, 1 + 0j, "1", b"1", None,
+                (1,), [1], np.dtype(np.float32), np.dtype(np.complex64), np.float32(1),
+                slice(1, None), Ellipsis, {"a": 1}, jax.tree_util.tree_structure((0, 0))]
+    texts = [t(v) for v in distinct]
+    assert len(set(texts)) == len(texts), texts
+    assert t((1, 2.5, np.dtype(np.float64))) == t((1, 2.5, np.dtype(np.float64)))
+    for v in (object(), lambda: 0, jnp.ones(2), wgrad.ones(2)):
+        with pytest.raises(_lazy_disk._Unkeyed):
+            t(v)
+
+
+def test_primitives_get_the_same_places_in_every_process():
+    """A primitive's place (NOTE [Lazy disk cache]) depends on wgrad's source only: a
+    fresh process numbers every primitive made at import alike, and no two share one."""
+    import gc
+    prims = [o for o in gc.get_objects() if isinstance(o, Primitive)]
+    places = sorted(repr(p._disk) for p in prims if p._disk is not None)
+    assert len(places) == len(set(places)) and len(places) > 250
+    code = ("import gc, json, wgrad\nfrom wgrad.ops._primitive import Primitive\n"
+            "print(json.dumps(sorted(repr(o._disk) for o in gc.get_objects() "
+            "if isinstance(o, Primitive) and o._disk is not None)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=ROOT), timeout=120, check=True)
+    assert json.loads(out.stdout) == places
+    late = Primitive("late_op", lambda x: x)  # made after import: no place, not kept
+    assert late._disk is None
+    with pytest.raises(_lazy_disk._Unkeyed):
+        _lazy_disk._text(late)
+
+
+def test_a_loaded_executable_that_fails_hands_over_to_the_jitted_function():
+    def broken(*args):
+        raise RuntimeError("Function fusion not found")
+    f = jax.jit(lambda a: a * 2)
+    before = _lazy_disk._state["fallbacks"]
+    loaded = _lazy_disk._Loaded(broken, f, "absent.exe")
+    np.testing.assert_array_equal(loaded(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+    assert loaded.exe is None  # for good
+    assert _lazy_disk._state["fallbacks"] == before + 1
+
+
+def test_off_in_the_suite():
+    # conftest.py turns the persistent cache off, and this cache with it
+    assert _lazy_disk.directory() is None

@@ -1,0 +1,315 @@
+"""Lazy mode's output avals and executables kept on disk across processes.
+
+# NOTE [Lazy disk cache]
+# JAX's persistent cache (NOTE [Persistent compilation cache]) saves XLA's compile time,
+# but a fresh process still traces every op signature to learn its output shapes
+# (``jax.eval_shape``, NOTE [Lazy segments]) and traces and lowers every segment to MLIR to
+# find its executable: most of a lazy first step in a warm-cache process (docs/
+# performance.md, "Lazy disk cache"). So lazy mode keeps entries of its own beside JAX's,
+# keyed by what it records instead of by the lowered program:
+# - per recorded function and input avals, the output avals and tree, and per backward
+#   kernel and input avals whether it hands gradients on untouched (NOTE [Pass-through
+#   kernels]): ``remembered``;
+# - per segment, and per full group backward called directly, the executable, serialized
+#   by ``jax.experimental.serialize_executable`` (``compiled``), which a later process
+#   loads without tracing or lowering anything.
+# A function takes part only where it is wgrad's own and its key is exact text: a
+# Primitive's forward (the primitive by name, node name, the place of its forward in
+# wgrad's source and its rank among primitives with that place, all made while ``import
+# wgrad`` runs, so the same source numbers them alike), a lazy group's backward (its ops'
+# signatures, sources and outputs) or the once-each wrapper of one; every attribute a
+# plain value (numbers by their exact ``repr``, strings, NumPy dtypes, slices, tuples...).
+# Anything else (a custom Function's backward, a user's function, an attribute that is an
+# object) leaves its segment to be compiled as before.
+# Every key also holds a fingerprint of all else that decides the program: wgrad's source
+# files (path, size and modification time), the versions of Python, NumPy, JAX and
+# jaxlib, the backend, its version and device kind, the CPU's model and flags, XLA_FLAGS,
+# every JAX configuration value (x64, the default matmul precision, ...) and wgrad's
+# default dtype. A change to any of them misses; no process loads another's program for
+# other code or settings. Only where JAX sees one device (a loaded executable is bound to
+# its device). An entry is written to a temporary file and renamed, so a concurrent
+# process never reads half of one; one that cannot be read is recompiled and rewritten.
+# An executable that JAX's own persistent cache served cannot be serialized again: one
+# process's executable compiled from a cache entry, serialized and loaded in the next,
+# fails when it runs ("Function multiply_add_fusion not found", JAX 0.10.2, CPU). So one
+# to be kept is compiled past JAX's cache (``_fresh``: a JAX internal, patched for the
+# calling thread only; where it is missing no executable is kept), and a loaded one that
+# raises falls back, for good, to the jitted function.
+# It is on with wgrad's persistent cache, in its directory's ``wgrad-lazy`` folder, and
+# off with it (``WGRAD_COMPILE_CACHE=0``; the test suite runs with it off).
+"""
+import hashlib
+import importlib
+import os
+import pickle
+import platform
+import sys
+import tempfile
+import threading
+
+import jax
+from jax._src.array import ArrayImpl as _ArrayImpl  # the class of concrete arrays
+import jaxlib
+import numpy as np
+
+from .. import _compile_cache
+from .. import _dtype as _D
+from .._device import several_devices
+
+try:  # optional: without it executables are not kept (avals still are)
+    from jax.experimental import serialize_executable as _serialize
+    _jax_compiler = importlib.import_module("jax._src.compiler")  # a JAX internal: _fresh
+except ImportError:  # pragma: no cover (another JAX)
+    _serialize = _jax_compiler = None
+
+__all__ = ["register", "seal", "directory", "remembered", "compiled"]
+
+_WGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_state = {"dir": False, "sealed": False, "stamp": None, "config": (None, ""),
+          "fallbacks": 0}  # loaded executables that raised (_Loaded)
+_SITES = {}    # a primitive's place -> how many primitives have it so far
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
+
+
+class _Unkeyed(Exception):
+    """A value with no exact text: what holds it is not kept on disk."""
+
+
+def register(prim):
+    """Give ``prim`` its place for disk keys (``prim._disk``), or None where it has none:
+    made after ``import wgrad`` (``seal``), or by a function outside wgrad's source."""
+    code = getattr(prim.fwd, "__code__", None)
+    if _state["sealed"] or code is None or not code.co_filename.startswith(_WGRAD):
+        prim._disk = None
+        return
+    place = (prim.name, prim.node_name, os.path.relpath(code.co_filename, _WGRAD),
+             code.co_firstlineno)
+    rank = _SITES.get(place, 0)
+    _SITES[place] = rank + 1
+    prim._disk = place + (rank,)
+
+
+def seal():
+    """The end of ``import wgrad``: primitives made later get no place (their rank could
+    depend on what a program imported first)."""
+    _state["sealed"] = True
+
+
+def directory():
+    """Where entries go, or None (NOTE [Lazy disk cache])."""
+    d = _state["dir"]
+    if d is False:
+        d = None
+        base = _compile_cache.cache_dir()
+        if base is not None and not several_devices():
+            d = os.path.join(base, "wgrad-lazy")
+            try:
+                os.makedirs(d, exist_ok=True)
+            except OSError:
+                d = None
+        _state["dir"] = d
+    return d
+
+
+def _text(v):
+    """Exact text of a plain value; _Unkeyed for anything else."""
+    t = type(v)
+    if t in _PLAIN:
+        return f"{t.__name__}:{v!r}"
+    if t is tuple or t is list:
+        return t.__name__[0] + "(" + ",".join([_text(x) for x in v]) + ")"
+    if t is dict:
+        return "d(" + ",".join([_text(k) + "=" + _text(x) for k, x in v.items()]) + ")"
+    if t is slice:
+        return f"s({_text(v.start)},{_text(v.stop)},{_text(v.step)})"
+    if t is jax.tree_util.PyTreeDef:
+        return "T" + str(v)
+    if isinstance(v, np.dtype):
+        return f"dt:{v.name}:{v.str}"
+    if isinstance(v, np.generic):
+        return f"np:{v.dtype.name}:{v!r}"
+    place = getattr(v, "_disk", False)
+    if place is not False:  # a Primitive
+        if place is None:
+            raise _Unkeyed
+        return "P" + _text(place)
+    src = getattr(v, "_wg_src", None)  # a recorded function (its origin, set where made)
+    if src is not None:
+        text = getattr(v, "_wg_text", None)
+        if text is None:  # once per function: a segment names each of its ops' functions
+            text = v._wg_text = "F" + _text(src)
+        return text
+    raise _Unkeyed
+
+
+def _source_stamp():
+    """wgrad's source files by path, size and modification time."""
+    out = []
+    cut = len(_WGRAD) + 1
+    for root, dirs, files in os.walk(_WGRAD):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(".py"):
+                p = os.path.join(root, f)
+                st = os.stat(p)
+                out.append(f"{p[cut:]}:{st.st_size}:{st.st_mtime_ns}")
+    return "|".join(out)
+
+
+def _cpu():
+    try:
+        with open("/proc/cpuinfo") as f:
+            lines = [ln for ln in f if ln.startswith(("model name", "flags"))]
+        return "".join(sorted(set(lines)))
+    except OSError:
+        return platform.processor() + platform.machine()
+
+
+def _fingerprint():
+    """Everything besides the key itself that decides a program (NOTE [Lazy disk
+    cache]); the configuration part is read at every call (it may change in a process)."""
+    if _state["stamp"] is None:
+        dev = jax.devices()[0]
+        _state["stamp"] = "\n".join([
+            sys.version, np.__version__, jax.__version__, jaxlib.__version__,
+            dev.platform, str(dev.client.platform_version), str(dev.device_kind), _cpu(),
+            _source_stamp()])
+    values = tuple(jax.config.values.items())
+    seen, config = _state["config"]
+    if values != seen:  # its text, where a value changed since the last call
+        config = repr(sorted((k, repr(v)) for k, v in values))
+        _state["config"] = (values, config)
+    return "\n".join([_state["stamp"], os.environ.get("XLA_FLAGS", ""), config,
+                      repr(_D._default[0].np)])
+
+
+def _digest(kind, parts):
+    """The file name of an entry, or None where a part has no exact text."""
+    try:
+        text = _text(parts)
+    except _Unkeyed:
+        return None
+    h = hashlib.sha256(_fingerprint().encode())
+    h.update(kind.encode())
+    h.update(text.encode())
+    return h.hexdigest() + "." + kind
+
+
+def _read(name):
+    try:
+        with open(os.path.join(_state["dir"], name), "rb") as f:
+            return pickle.load(f)
+    except Exception:  # absent, half-written by a crashed writer, another format
+        return None
+
+
+def _write(name, value):
+    d = _state["dir"]
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, os.path.join(d, name))  # atomic: readers see all of it or none
+    except Exception:  # a full disk, a removed directory: the entry is not kept
+        try:
+            os.remove(tmp)
+        except Exception:
+            pass
+
+
+def remembered(kind, fn, parts, compute):
+    """``compute()``, a fact about wgrad's own function ``fn`` over ``parts`` (its output
+    avals, whether it passes gradients through) that no process has to trace for again:
+    read from the entry an earlier process wrote, else computed and written."""
+    if directory() is None or getattr(fn, "_wg_src", None) is None:
+        return compute()
+    name = _digest(kind, (fn, parts))
+    if name is None:
+        return compute()
+    got = _read(name)
+    if type(got) is tuple and len(got) == 1:
+        return got[0]
+    value = compute()
+    _write(name, (value,))
+    return value
+
+
+class _Loaded:
+    """A compiled executable, and the jitted function it stands for, which takes over
+    for good where the executable raises (arguments of other types, never expected as
+    the key holds their avals; an entry that does not run, NOTE [Lazy disk cache]: its
+    file is removed, to be written again by the next process that compiles it)."""
+
+    __slots__ = ("exe", "jitted", "name")
+
+    def __init__(self, exe, jitted, name):
+        self.exe = exe
+        self.jitted = jitted
+        self.name = name
+
+    def __call__(self, *args):
+        exe = self.exe
+        if exe is not None:
+            try:
+                return exe(*args)
+            except Exception:  # the jitted function raises what is the caller's
+                self.exe = None
+                _state["fallbacks"] += 1
+                try:
+                    os.remove(os.path.join(_state["dir"], self.name))
+                except Exception:
+                    pass
+        return self.jitted(*args)
+
+
+_fresh = threading.local()  # set: this thread compiles past JAX's persistent cache
+
+
+def _past_jax_cache():
+    """Have JAX's compiler skip its persistent cache on threads that set ``_fresh.on``
+    (NOTE [Lazy disk cache]); False where this JAX has no such internal."""
+    if _state.get("patched") is None:
+        get_key = getattr(_jax_compiler, "_get_cache_key", None)
+        if get_key is None:
+            _state["patched"] = False
+        else:
+            def cache_key(*args, **kwargs):
+                return None if getattr(_fresh, "on", False) else get_key(*args, **kwargs)
+            _jax_compiler._get_cache_key = cache_key
+            _state["patched"] = True
+    return _state["patched"]
+
+
+def compiled(src, jitted, args):
+    """A callable for ``jitted(*args)``: the executable an earlier process stored for
+    ``src`` (the exact structure of what ``jitted`` computes) and the arguments' avals,
+    else compiled now and stored; ``jitted`` itself where the disk cache is off or ``src``
+    has no exact text. Second item: whether it was loaded."""
+    if _serialize is None or directory() is None:
+        return jitted, False
+    avals = []
+    for a in args:
+        if a.__class__ is not _ArrayImpl:  # a Python number, a tracer: not kept
+            return jitted, False
+        av = a.aval
+        avals.append((av.shape, av.dtype, av.weak_type))
+    name = _digest("exe", (src, avals))
+    if name is None:
+        return jitted, False
+    got = _read(name)
+    if got is not None:
+        try:
+            return _Loaded(_serialize.deserialize_and_load(*got), jitted, name), True
+        except Exception:  # written by an incompatible runtime: compiled again below
+            pass
+    if not _past_jax_cache():
+        return jitted, False
+    _fresh.on = True
+    try:
+        exe = jitted.lower(*args).compile()
+        _write(name, _serialize.serialize(exe))
+    except Exception:  # lowering raised (it will again, from the call), or no serializer
+        return jitted, False
+    finally:
+        _fresh.on = False
+    return _Loaded(exe, jitted, name), False
