@@ -57,7 +57,7 @@ def test_a_later_process_loads_what_an_earlier_one_compiled(tmp_path):
     first = _run(tmp_path)  # nothing on disk: compiles and writes its entries
     lazy_dir = tmp_path / "wgrad-lazy"
     kinds = {n.rsplit(".", 1)[1] for n in os.listdir(lazy_dir)}
-    assert kinds == {"aval", "exe", "ident"}, kinds
+    assert kinds == {"aval", "exe", "ident", "next"}, kinds  # next: what to prefetch
     assert first["stats"]["loaded"] == 0 and first["stats"]["compiles"] >= 2
     second = _run(tmp_path)
     assert second["stats"]["loaded"] == second["stats"]["compiles"] >= 2
@@ -134,3 +134,25 @@ def test_a_loaded_executable_that_fails_hands_over_to_the_jitted_function():
 def test_off_in_the_suite():
     # conftest.py turns the persistent cache off, and this cache with it
     assert _lazy_disk.directory() is None
+
+
+def test_executables_with_custom_calls_are_not_kept(tmp_path):
+    """LAPACK's custom calls point into jaxlib state set up when a process lowers them:
+    an executable with one, loaded by a process that never lowered it, crashed when run
+    (eigh, JAX 0.10.2). Such an executable is not kept; the rest of the step is."""
+    code = ("import json, wgrad\n"
+            "a = wgrad.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=wgrad.float64,"
+            " requires_grad=True)\n"
+            "with wgrad.lazy():\n"
+            "    vals, vecs = wgrad.linalg.eigh(a * 2)\n"
+            "    (vals * 3).sum().backward()\n"
+            "print(json.dumps([a.grad.tolist(), wgrad.lazy.stats()['loaded']]))")
+    env = dict(os.environ, PYTHONPATH=ROOT, WGRAD_COMPILE_CACHE=str(tmp_path),
+               WGRAD_LAZY="0")
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, timeout=300) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[1].stderr[-2000:]
+    (g1, loaded1), (g2, loaded2) = (json.loads(r.stdout) for r in runs)
+    assert g1 == g2
+    np.testing.assert_allclose(g2, 6 * np.eye(2), atol=1e-12)
+    assert (loaded1, loaded2) == (0, 1)  # the backward's segment only

@@ -19,6 +19,7 @@ from .._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
 from .._autograd.graph import GradientEdge, Node, get_gradient_edge, register_multi_grad_hook
 from .._autograd.lazy_mode import state as _lazy_state
 from .._creation import ones, ones_like, zeros_like
+from .._device import several_devices
 from ..ops import _lazy
 from .._tensor import Size, Tensor, _raw_data
 
@@ -125,12 +126,13 @@ def _one_like(out):
     key = (d.shape, d.dtype, out.device)
     a = _ONES.get(key)
     if a is None:
-        devices = d.devices()
-        if len(devices) != 1:  # laid out over several devices
-            return ones_like(out)
-        # from the host: no program to trace, lower and compile for it (a first step's
-        # milliseconds, NOTE [Lazy disk cache])
-        a = jax.device_put(np.ones(d.shape, d.dtype), next(iter(devices)))
+        if several_devices():  # it takes the output's layout, which may span devices
+            t = ones_like(out)
+            a = t._data
+            if isinstance(a, jax.core.Tracer) or len(a.devices()) != 1:
+                return t  # under a trace, or laid out over several devices
+        else:  # from the host: no program to trace, lower and compile for it (a first
+            a = jax.device_put(np.ones(d.shape, d.dtype))  # step's milliseconds)
         if len(_ONES) >= 64:
             _ONES.clear()
         _ONES[key] = a

@@ -34,10 +34,19 @@
 # fails when it runs ("Function multiply_add_fusion not found", JAX 0.10.2, CPU). So one
 # to be kept is compiled past JAX's cache (``_fresh``: a JAX internal, patched for the
 # calling thread only; where it is missing no executable is kept), and a loaded one that
-# raises falls back, for good, to the jitted function.
+# raises falls back, for good, to the jitted function. Nor is an executable kept that
+# makes a custom call (LAPACK's, a Python callback): its target is set up in the process
+# that lowers it (jaxlib fills its LAPACK function pointers then), and a process that
+# only loaded it crashed running it (eigh, JAX 0.10.2, CPU).
+# Loading an executable takes ~3 ms (XLA relinks its code), more than the rest of its
+# first call; it releases the GIL. So the first executable a process needs keeps, in a
+# ``.next`` entry, the names of those the process needed after it (up to 32), and a later
+# process that needs it first loads them on a background thread while its first step is
+# recorded (``_start``; joined at exit, before JAX tears its backends down).
 # It is on with wgrad's persistent cache, in its directory's ``wgrad-lazy`` folder, and
 # off with it (``WGRAD_COMPILE_CACHE=0``; the test suite runs with it off).
 """
+import atexit
 import hashlib
 import importlib
 import os
@@ -56,8 +65,8 @@ from .. import _compile_cache
 from .. import _dtype as _D
 from .._device import several_devices
 
-try:  # optional: without it executables are not kept (avals still are)
-    from jax.experimental import serialize_executable as _serialize
+try:  # optional: without them executables are not kept (avals still are)
+    _serialize = importlib.import_module("jax.experimental.serialize_executable")
     _jax_compiler = importlib.import_module("jax._src.compiler")  # a JAX internal: _fresh
 except ImportError:  # pragma: no cover (another JAX)
     _serialize = _jax_compiler = None
@@ -296,6 +305,9 @@ def compiled(src, jitted, args):
     name = _digest("exe", (src, avals))
     if name is None:
         return jitted, False
+    exe = _prefetched(name)
+    if exe is not None:
+        return _Loaded(exe, jitted, name), True
     got = _read(name)
     if got is not None:
         try:
@@ -307,9 +319,81 @@ def compiled(src, jitted, args):
     _fresh.on = True
     try:
         exe = jitted.lower(*args).compile()
-        _write(name, _serialize.serialize(exe))
+        if "custom_call_target" not in exe.as_text():  # none calls back into the process
+            _write(name, _serialize.serialize(exe))
     except Exception:  # lowering raised (it will again, from the call), or no serializer
         return jitted, False
     finally:
         _fresh.on = False
     return _Loaded(exe, jitted, name), False
+
+
+# -- prefetching (NOTE [Lazy disk cache]) ----------------------------------------------
+_seq = {"root": None, "names": [], "known": []}
+_pre = {}  # entry name -> [threading.Event set once loaded, the executable or None]
+_threads = []
+
+
+def _prefetched(name):
+    """The executable of entry ``name`` where it is being or was loaded in the background
+    (waiting for it), else None; notes that this process needed it."""
+    slot = _pre.pop(name, None)
+    _note(name)
+    if slot is None:
+        return None
+    slot[0].wait()
+    return slot[1]
+
+
+def _note(name):
+    """At the process's first executable, start loading the ones the last process needed
+    after it; later ones extend that list (``<root>.next``) where it differs."""
+    s = _seq
+    if s["root"] is None:
+        s["root"] = name
+        got = _read(name.rsplit(".", 1)[0] + ".next")
+        if type(got) is tuple and len(got) == 1 and type(got[0]) is list:
+            s["known"] = got[0]
+            _start([n for n in got[0] if n != name])
+        return
+    names = s["names"]
+    if len(names) < _NEXT_MAX and name not in names and name != s["root"]:
+        names.append(name)
+        if names != s["known"][:len(names)]:
+            _write(s["root"].rsplit(".", 1)[0] + ".next", (list(names),))
+
+
+_NEXT_MAX = 32
+
+
+def _start(names):
+    """Load the entries ``names`` on a background thread: deserializing an executable
+    (~3 ms each) releases the GIL, so it overlaps with the recording of the first step."""
+    work = []
+    for n in names:
+        if n not in _pre:
+            slot = _pre[n] = [threading.Event(), None]
+            work.append((n, slot))
+    if not work:
+        return
+
+    def run():
+        for n, slot in work:  # a slot taken meanwhile is waited on: set every one
+            try:
+                got = _read(n)
+                if got is not None:
+                    slot[1] = _serialize.deserialize_and_load(*got)
+            except Exception:  # loaded again, or compiled, where it is needed
+                pass
+            finally:
+                slot[0].set()
+    th = threading.Thread(target=run, name="wgrad-lazy-prefetch", daemon=True)
+    _threads.append(th)
+    th.start()
+
+
+@atexit.register
+def _join():
+    """Let a background load finish before JAX's backends are torn down at exit."""
+    for th in _threads:
+        th.join()
