@@ -57,7 +57,7 @@ def test_a_later_process_loads_what_an_earlier_one_compiled(tmp_path):
     first = _run(tmp_path)  # nothing on disk: compiles and writes its entries
     lazy_dir = tmp_path / "wgrad-lazy"
     kinds = {n.rsplit(".", 1)[1] for n in os.listdir(lazy_dir)}
-    assert kinds == {"aval", "exe", "ident", "next"}, kinds  # next: what to prefetch
+    assert kinds == {"aval", "exe", "ident", "next", "roots"}, kinds  # what to prefetch
     assert first["stats"]["loaded"] == 0 and first["stats"]["compiles"] >= 2
     second = _run(tmp_path)
     assert second["stats"]["loaded"] == second["stats"]["compiles"] >= 2
@@ -156,3 +156,14 @@ def test_executables_with_custom_calls_are_not_kept(tmp_path):
     assert g1 == g2
     np.testing.assert_allclose(g2, 6 * np.eye(2), atol=1e-12)
     assert (loaded1, loaded2) == (0, 1)  # the backward's segment only
+
+
+def test_the_folder_is_trimmed_to_its_least_recently_used_entries(tmp_path):
+    for i in range(8):
+        p = tmp_path / f"e{i}.exe"
+        p.write_bytes(b"x" * 100)
+        os.utime(p, ns=(i * 10 ** 9, i * 10 ** 9))  # e0 the oldest
+    _lazy_disk._trim(str(tmp_path), 1000)  # 800 bytes: under the limit, kept
+    assert len(os.listdir(tmp_path)) == 8
+    _lazy_disk._trim(str(tmp_path), 600)  # over: down to 3/4 of it, oldest first
+    assert sorted(os.listdir(tmp_path)) == [f"e{i}.exe" for i in range(4, 8)]

@@ -42,7 +42,12 @@
 # first call; it releases the GIL. So the first executable a process needs keeps, in a
 # ``.next`` entry, the names of those the process needed after it (up to 32), and a later
 # process that needs it first loads them on a background thread while its first step is
-# recorded (``_start``; joined at exit, before JAX tears its backends down).
+# recorded (``_start``; joined at exit, before JAX tears its backends down); and the first
+# executables of the last four processes (``roots``) are loaded in the background from the
+# process's first lookup on (``_warm``).
+# The folder is bounded: every 256 writes a process that finds it over 1 GiB
+# (``WGRAD_LAZY_CACHE_MB``) removes the entries used least recently (``_trim``; a whole
+# test suite run lazily wrote ~250 MB).
 # It is on with wgrad's persistent cache, in its directory's ``wgrad-lazy`` folder, and
 # off with it (``WGRAD_COMPILE_CACHE=0``; the test suite runs with it off).
 """
@@ -75,7 +80,8 @@ __all__ = ["register", "seal", "directory", "remembered", "compiled"]
 
 _WGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _state = {"dir": False, "sealed": False, "stamp": None, "config": (None, ""),
-          "fallbacks": 0}  # loaded executables that raised (_Loaded)
+          "fallbacks": 0,  # loaded executables that raised (_Loaded)
+          "writes": 0}
 _SITES = {}    # a primitive's place -> how many primitives have it so far
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 
@@ -204,10 +210,15 @@ def _digest(kind, parts):
     return h.hexdigest() + "." + kind
 
 
-def _read(name):
+def _read(name, touch=False):
+    """The entry ``name``, or None; ``touch``: renew its time (it was used: _trim)."""
+    path = os.path.join(_state["dir"], name)
     try:
-        with open(os.path.join(_state["dir"], name), "rb") as f:
-            return pickle.load(f)
+        with open(path, "rb") as f:
+            value = pickle.load(f)
+        if touch:
+            os.utime(path)
+        return value
     except Exception:  # absent, half-written by a crashed writer, another format
         return None
 
@@ -224,6 +235,37 @@ def _write(name, value):
             os.remove(tmp)
         except Exception:
             pass
+    _state["writes"] += 1
+    if _state["writes"] % _TRIM_EVERY == 0:
+        _trim(d, MAX_BYTES)
+
+
+MAX_BYTES = int(float(os.environ.get("WGRAD_LAZY_CACHE_MB", "1024")) * 2 ** 20)
+_TRIM_EVERY = 256
+
+
+def _trim(d, limit):
+    """Remove the least recently used entries (by modification time, which a load
+    renews) until the folder holds at most 3/4 of ``limit`` bytes, where it holds more."""
+    try:
+        entries = []
+        total = 0
+        with os.scandir(d) as it:
+            for e in it:
+                if e.is_file():
+                    st = e.stat()
+                    entries.append((st.st_mtime_ns, st.st_size, e.path))
+                    total += st.st_size
+        if total <= limit:
+            return
+        entries.sort()
+        for _, size, path in entries:
+            if total <= limit * 3 // 4:
+                break
+            os.remove(path)
+            total -= size
+    except OSError:  # another process trims too
+        pass
 
 
 def remembered(kind, fn, parts, compute):
@@ -232,6 +274,8 @@ def remembered(kind, fn, parts, compute):
     read from the entry an earlier process wrote, else computed and written."""
     if directory() is None or getattr(fn, "_wg_src", None) is None:
         return compute()
+    if not _seq["warm"]:
+        _warm()
     name = _digest(kind, (fn, parts))
     if name is None:
         return compute()
@@ -296,6 +340,8 @@ def compiled(src, jitted, args):
     has no exact text. Second item: whether it was loaded."""
     if _serialize is None or directory() is None:
         return jitted, False
+    if not _seq["warm"]:
+        _warm()
     avals = []
     for a in args:
         if a.__class__ is not _ArrayImpl:  # a Python number, a tracer: not kept
@@ -308,7 +354,7 @@ def compiled(src, jitted, args):
     exe = _prefetched(name)
     if exe is not None:
         return _Loaded(exe, jitted, name), True
-    got = _read(name)
+    got = _read(name, touch=True)
     if got is not None:
         try:
             return _Loaded(_serialize.deserialize_and_load(*got), jitted, name), True
@@ -329,7 +375,7 @@ def compiled(src, jitted, args):
 
 
 # -- prefetching (NOTE [Lazy disk cache]) ----------------------------------------------
-_seq = {"root": None, "names": [], "known": []}
+_seq = {"root": None, "names": [], "known": [], "warm": False}
 _pre = {}  # entry name -> [threading.Event set once loaded, the executable or None]
 _threads = []
 
@@ -351,6 +397,10 @@ def _note(name):
     s = _seq
     if s["root"] is None:
         s["root"] = name
+        roots = _read("last.roots")
+        roots = roots[0] if type(roots) is tuple and len(roots) == 1 else []
+        if name not in roots[:1]:  # the most recent first
+            _write("last.roots", ([name] + [r for r in roots if r != name][:_ROOTS_MAX - 1],))
         got = _read(name.rsplit(".", 1)[0] + ".next")
         if type(got) is tuple and len(got) == 1 and type(got[0]) is list:
             s["known"] = got[0]
@@ -364,6 +414,18 @@ def _note(name):
 
 
 _NEXT_MAX = 32
+_ROOTS_MAX = 4
+
+
+def _warm():
+    """At the process's first entry lookup: load in the background the first executables
+    of the last processes (``roots``), which a program run again needs first."""
+    _seq["warm"] = True
+    if _serialize is None or _seq["root"] is not None:
+        return
+    roots = _read("last.roots")
+    if type(roots) is tuple and len(roots) == 1 and type(roots[0]) is list:
+        _start(roots[0][:_ROOTS_MAX])
 
 
 def _start(names):
@@ -380,7 +442,7 @@ def _start(names):
     def run():
         for n, slot in work:  # a slot taken meanwhile is waited on: set every one
             try:
-                got = _read(n)
+                got = _read(n, touch=True)
                 if got is not None:
                     slot[1] = _serialize.deserialize_and_load(*got)
             except Exception:  # loaded again, or compiled, where it is needed
