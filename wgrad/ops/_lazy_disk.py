@@ -84,6 +84,7 @@ _state = {"dir": False, "sealed": False, "stamp": None, "config": (None, ""),
           "writes": 0}
 _SITES = {}    # a primitive's place -> how many primitives have it so far
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
+_ATOMS = frozenset([type(None), bool, int, float, complex, str, bytes])
 
 
 class _Unkeyed(Exception):
@@ -132,7 +133,10 @@ def _text(v):
     if t in _PLAIN:
         return f"{t.__name__}:{v!r}"
     if t is tuple or t is list:
-        return t.__name__[0] + "(" + ",".join([_text(x) for x in v]) + ")"
+        for x in v:
+            if type(x) not in _ATOMS:
+                return t.__name__[0] + "(" + ",".join([_text(x) for x in v]) + ")"
+        return t.__name__[0] + repr(v)  # atoms only: their repr tells 1, 1.0, True apart
     if t is dict:
         return "d(" + ",".join([_text(k) + "=" + _text(x) for k, x in v.items()]) + ")"
     if t is slice:
@@ -160,15 +164,20 @@ def _text(v):
 def _source_stamp():
     """wgrad's source files by path, size and modification time."""
     out = []
-    cut = len(_WGRAD) + 1
-    for root, dirs, files in os.walk(_WGRAD):
-        dirs.sort()
-        for f in sorted(files):
-            if f.endswith(".py"):
-                p = os.path.join(root, f)
-                st = os.stat(p)
-                out.append(f"{p[cut:]}:{st.st_size}:{st.st_mtime_ns}")
+    _scan(_WGRAD, out, len(_WGRAD) + 1)
     return "|".join(out)
+
+
+def _scan(folder, out, cut):
+    with os.scandir(folder) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for e in entries:
+        if e.is_dir():
+            if e.name != "__pycache__":
+                _scan(e.path, out, cut)
+        elif e.name.endswith(".py"):
+            st = e.stat()
+            out.append(f"{e.path[cut:]}:{st.st_size}:{st.st_mtime_ns}")
 
 
 def _cpu():
@@ -181,21 +190,23 @@ def _cpu():
 
 
 def _fingerprint():
-    """Everything besides the key itself that decides a program (NOTE [Lazy disk
-    cache]); the configuration part is read at every call (it may change in a process)."""
+    """A hash of everything besides the key itself that decides a program (NOTE [Lazy
+    disk cache]); the settings are read at every call (they may change in a process)."""
     if _state["stamp"] is None:
         dev = jax.devices()[0]
         _state["stamp"] = "\n".join([
             sys.version, np.__version__, jax.__version__, jaxlib.__version__,
             dev.platform, str(dev.client.platform_version), str(dev.device_kind), _cpu(),
             _source_stamp()])
-    values = tuple(jax.config.values.items())
-    seen, config = _state["config"]
-    if values != seen:  # its text, where a value changed since the last call
-        config = repr(sorted((k, repr(v)) for k, v in values))
-        _state["config"] = (values, config)
-    return "\n".join([_state["stamp"], os.environ.get("XLA_FLAGS", ""), config,
-                      repr(_D._default[0].np)])
+    values = (tuple(jax.config.values.items()), os.environ.get("XLA_FLAGS", ""),
+              _D._default[0])
+    seen, h = _state["config"]
+    if values != seen:  # hashed again where a value changed since the last call
+        h = hashlib.sha256("\n".join([
+            _state["stamp"], values[1], repr(sorted((k, repr(v)) for k, v in values[0])),
+            repr(values[2].np)]).encode())
+        _state["config"] = (values, h)
+    return h
 
 
 def _digest(kind, parts):
@@ -204,7 +215,7 @@ def _digest(kind, parts):
         text = _text(parts)
     except _Unkeyed:
         return None
-    h = hashlib.sha256(_fingerprint().encode())
+    h = _fingerprint().copy()
     h.update(kind.encode())
     h.update(text.encode())
     return h.hexdigest() + "." + kind
