@@ -42,9 +42,7 @@
 # first call; it releases the GIL. So the first executable a process needs keeps, in a
 # ``.next`` entry, the names of those the process needed after it (up to 32), and a later
 # process that needs it first loads them on a background thread while its first step is
-# recorded (``_start``; joined at exit, before JAX tears its backends down); and the first
-# executables of the last four processes (``roots``) are loaded in the background from the
-# process's first lookup on (``_warm``).
+# recorded (``_start``; joined at exit, before JAX tears its backends down).
 # The folder is bounded: every 256 writes a process that finds it over 1 GiB
 # (``WGRAD_LAZY_CACHE_MB``) removes the entries used least recently (``_trim``; a whole
 # test suite run lazily wrote ~250 MB).
@@ -285,8 +283,6 @@ def remembered(kind, fn, parts, compute):
     read from the entry an earlier process wrote, else computed and written."""
     if directory() is None or getattr(fn, "_wg_src", None) is None:
         return compute()
-    if not _seq["warm"]:
-        _warm()
     name = _digest(kind, (fn, parts))
     if name is None:
         return compute()
@@ -351,8 +347,6 @@ def compiled(src, jitted, args):
     has no exact text. Second item: whether it was loaded."""
     if _serialize is None or directory() is None:
         return jitted, False
-    if not _seq["warm"]:
-        _warm()
     avals = []
     for a in args:
         if a.__class__ is not _ArrayImpl:  # a Python number, a tracer: not kept
@@ -386,7 +380,7 @@ def compiled(src, jitted, args):
 
 
 # -- prefetching (NOTE [Lazy disk cache]) ----------------------------------------------
-_seq = {"root": None, "names": [], "known": [], "warm": False}
+_seq = {"root": None, "names": [], "known": []}
 _pre = {}  # entry name -> [threading.Event set once loaded, the executable or None]
 _threads = []
 
@@ -408,10 +402,6 @@ def _note(name):
     s = _seq
     if s["root"] is None:
         s["root"] = name
-        roots = _read("last.roots")
-        roots = roots[0] if type(roots) is tuple and len(roots) == 1 else []
-        if name not in roots[:1]:  # the most recent first
-            _write("last.roots", ([name] + [r for r in roots if r != name][:_ROOTS_MAX - 1],))
         got = _read(name.rsplit(".", 1)[0] + ".next")
         if type(got) is tuple and len(got) == 1 and type(got[0]) is list:
             s["known"] = got[0]
@@ -425,18 +415,6 @@ def _note(name):
 
 
 _NEXT_MAX = 32
-_ROOTS_MAX = 4
-
-
-def _warm():
-    """At the process's first entry lookup: load in the background the first executables
-    of the last processes (``roots``), which a program run again needs first."""
-    _seq["warm"] = True
-    if _serialize is None or _seq["root"] is not None:
-        return
-    roots = _read("last.roots")
-    if type(roots) is tuple and len(roots) == 1 and type(roots[0]) is list:
-        _start(roots[0][:_ROOTS_MAX])
 
 
 def _start(names):
