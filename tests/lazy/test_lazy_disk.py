@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 # a lazy step with every kind of entry: forward segments, a 48-op group's backward called
 # directly (the chain), one recorded into a segment (the fft tail), output avals and a
-# pass-through check (sum's backward); it prints the counters, the loss and the gradients
+# pass-through check (the slice's OpNode); it prints the counters, the loss, the gradients
 _STEP = """
 import json, sys
 import numpy as np

@@ -96,8 +96,8 @@ def register(prim):
     if _state["sealed"] or code is None or not code.co_filename.startswith(_WGRAD):
         prim._disk = None
         return
-    place = (prim.name, prim.node_name, os.path.relpath(code.co_filename, _WGRAD),
-             code.co_firstlineno)
+    place = (prim.name, prim.node_name, code.co_filename[len(_WGRAD) + 1:],
+             code.co_firstlineno)  # the file relative to wgrad's folder
     rank = _SITES.get(place, 0)
     _SITES[place] = rank + 1
     prim._disk = place + (rank,)

@@ -762,20 +762,6 @@ def _restore_result_tangents(node, sv):
 # runs, by tracing it: every output that is not None is one of the incoming gradients
 # (a jaxpr output variable that is an input variable). From then on the node returns
 # fresh Tensors over those gradients' arrays without an XLA dispatch.
-def _identity(k, gs, vals, lazy):
-    """_pass_through of kernel ``k`` over these arguments, remembered across processes
-    (NOTE [Lazy disk cache]: tracing the kernel is a first step's milliseconds)."""
-    args = _lazy.abstract((gs, vals)) if lazy else (gs, vals)
-    if _lazy_disk.directory() is None:
-        return _pass_through(k.fun, *args)
-    leaves, tree = jax.tree_util.tree_flatten(args)
-    if not all(isinstance(x, (jax.Array, jax.ShapeDtypeStruct)) for x in leaves):
-        return _pass_through(k.fun, *args)  # a Python value among them: not kept
-    avals = tuple((x.shape, x.dtype, bool(x.weak_type)) for x in leaves)
-    return _lazy_disk.remembered("ident", k, (tree, avals),
-                                 lambda: _pass_through(k.fun, *args))
-
-
 def _pass_through(fun, gs, vals):
     """Per output, the index of the incoming gradient it equals (None for no gradient),
     or None when some output is computed."""
@@ -799,6 +785,20 @@ def _pass_through(fun, gs, vals):
             return None
         ident.append(i)
     return tuple(ident)
+
+
+def _identity(k, gs, vals, lazy):
+    """_pass_through of kernel ``k`` over these arguments, remembered across processes
+    (NOTE [Lazy disk cache]: tracing the kernel is a first step's milliseconds)."""
+    args = _lazy.abstract((gs, vals)) if lazy else (gs, vals)
+    if _lazy_disk.directory() is None:
+        return _pass_through(k.fun, *args)
+    leaves, tree = jax.tree_util.tree_flatten(args)
+    if not all(isinstance(x, (jax.Array, jax.ShapeDtypeStruct)) for x in leaves):
+        return _pass_through(k.fun, *args)  # a Python value among them: not kept
+    avals = tuple((x.shape, x.dtype, bool(x.weak_type)) for x in leaves)
+    return _lazy_disk.remembered("ident", k, (tree, avals),
+                                 lambda: _pass_through(k.fun, *args))
 
 
 # NOTE [Shape errors]
