@@ -5,8 +5,8 @@ steady step of bench/run.py workloads under ``wgrad.lazy()`` for several caps.
     python bench/bench_lazy_cap.py --only chain,phase --caps 16,32
 
 Each (workload, cap) runs in its own process (WGRAD_LAZY_CAP is read at import) with the
-persistent compilation cache off, so the first call pays every compile; the step time is
-the lowest of 20 steps after warm-up.
+persistent compilation cache off and the cap fixed (NOTE [Segment cap growth]), so the first
+call pays every compile; the step time is the lowest of 20 steps after warm-up.
 """
 import argparse
 import json
@@ -50,7 +50,8 @@ def main():
             "|---|---|---|---|---|"]
     for w in args.only.split(","):
         for cap in args.caps.split(","):
-            env = dict(os.environ, WGRAD_LAZY_CAP=cap, WGRAD_COMPILE_CACHE="0")
+            env = dict(os.environ, WGRAD_LAZY_CAP=cap, WGRAD_LAZY_CAP_MAX=cap,
+                       WGRAD_COMPILE_CACHE="0")  # the cap fixed (no growth)
             out = subprocess.run([sys.executable, __file__, "--cell", w], env=env,
                                  capture_output=True, text=True, timeout=3600, check=False)
             try:

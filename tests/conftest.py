@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 
 import wgrad  # noqa: E402
 from wgrad._autograd.grad_mode import _state
+from wgrad.ops import _lazy
 
 settings.register_profile("dev", max_examples=8, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
@@ -22,10 +23,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 
 @pytest.fixture(autouse=True)
 def _restore_global_state():
-    """No test leaks grad mode, inference mode, default dtype or saved-tensor hooks."""
+    """No test leaks grad mode, inference mode, default dtype or saved-tensor hooks, and
+    none starts with a lazy segment cap an earlier test grew."""
     grad, inf = _state.grad, _state.inference
     default = wgrad.get_default_dtype()
     hooks = _saved_hooks_snapshot()
+    _lazy.reset_cap()  # NOTE [Segment cap growth]: a test's segments do not depend on others'
     yield
     _state.grad, _state.inference = grad, inf
     wgrad.set_default_dtype(default)

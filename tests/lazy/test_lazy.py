@@ -210,6 +210,54 @@ def test_size_cap_flushes_and_a_loop_hits_the_cache():
     np.testing.assert_allclose(y.numpy(), np.ones(4))
 
 
+def _small_caps(monkeypatch, base, most, after):
+    """NOTE [Segment cap growth] at a small scale (short segments compile fast)."""
+    monkeypatch.setattr(_lazy, "BASE_CAP", base)
+    monkeypatch.setattr(_lazy, "CAP_MAX", most)
+    monkeypatch.setattr(_lazy, "GROW_AFTER", after)
+    _lazy.reset_cap()
+
+
+@pytest.mark.parametrize("most, caps_seen", [(16, [4, 8, 16]), (4, [4])])
+def test_the_cap_grows_where_segments_repeat(monkeypatch, most, caps_seen):
+    from wgrad.ops import _lazy_graph
+    _small_caps(monkeypatch, 4, most, 3)
+    x = wgrad.tensor([0.3, -0.2], dtype=wgrad.float64, requires_grad=True)
+    caps = []
+    n = 120
+    with wgrad.lazy():
+        y = x
+        for _ in range(n):
+            y = y * 0.5 + 0.25
+            caps.append(wgrad.lazy.stats()["cap"])
+            assert _lazy_graph.CAP == caps[-1]  # backward groups end at the same cap
+        y.sum().backward()
+    assert sorted(set(caps)) == caps_seen and caps == sorted(caps)
+    want = np.array([0.3, -0.2])
+    for _ in range(n):
+        want = want * 0.5 + 0.25
+    np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), np.full(2, 0.5 ** n), rtol=1e-12)
+
+
+def test_the_cap_falls_back_where_segments_stop_repeating(monkeypatch):
+    _small_caps(monkeypatch, 4, 8, 3)
+    y = wgrad.ones(2, dtype=wgrad.float64)
+    with wgrad.lazy():
+        for _ in range(40):
+            y = y * 0.5 + 0.25
+        assert wgrad.lazy.stats()["cap"] == 8
+        for k in range(1, 40):  # a new shape, so a new computation, at every flush
+            z = wgrad.ones(k, dtype=wgrad.float64)
+            for _ in range(4):
+                z = z * 0.5 + 0.25
+            if wgrad.lazy.stats()["cap"] == 4:
+                break
+        assert wgrad.lazy.stats()["cap"] == 4
+        assert _lazy._growth["after"] == 12  # and waits four times as long to grow again
+    np.testing.assert_allclose(z.numpy(), np.full(k, 0.5 + 0.5 ** 5), rtol=1e-12)
+
+
 def test_stats_reset_zeroes_the_counters_after_reading_them():
     x = wgrad.ones(4, dtype=wgrad.float64)
     with wgrad.lazy():
@@ -217,7 +265,7 @@ def test_stats_reset_zeroes_the_counters_after_reading_them():
     seen = wgrad.lazy.stats(reset=True)
     assert seen["segments"] >= 1 and seen["ops"] >= 1
     assert wgrad.lazy.stats() == {"segments": 0, "ops": 0, "compiles": 0, "cache_hits": 0,
-                                  "loaded": 0}
+                                  "loaded": 0, "cap": _lazy.BASE_CAP}  # the cap is no count
     with wgrad.lazy():
         (x * 3.0).numpy()
     assert wgrad.lazy.stats()["segments"] == 1

@@ -63,7 +63,7 @@
 # measurement, docs/performance.md "Segment cap"): a call that weighs more than one (a
 # group's backward) and would take a non-empty segment past CAP flushes it first. The
 # structure cache is bounded (NOTE [Bounded caches]): first in, first out, CACHE_MAX
-# computations.
+# computations. Where segments repeat, the cap grows (NOTE [Segment cap growth]).
 # Threads: the flag is process-wide and one lock guards the segment, so values recorded on
 # one thread can be read on another.
 #
@@ -93,9 +93,11 @@ from .._tensor import DATA_SLOT, Tensor, Size, _wrap_dim
 from . import _lazy_disk as _disk
 
 __all__ = ["lazy", "flush", "stats", "Pending", "NotLazy", "raw", "tls", "record",
-           "abstract", "CAP", "dispatch_overlaps"]
+           "abstract", "CAP", "dispatch_overlaps", "flush_full", "reset_cap"]
 
-CAP = int(os.environ.get("WGRAD_LAZY_CAP", "48"))
+CAP = BASE_CAP = int(os.environ.get("WGRAD_LAZY_CAP", "48"))  # CAP: the cap now
+CAP_MAX = max(BASE_CAP, int(os.environ.get("WGRAD_LAZY_CAP_MAX", str(4 * BASE_CAP))))
+GROW_AFTER = 64
 CACHE_MAX = 256
 _AVAL_MAX = 4096
 
@@ -111,6 +113,8 @@ class _Local(threading.local):
 
 _tls = tls = _Local()
 _stats = {"segments": 0, "ops": 0, "compiles": 0, "cache_hits": 0, "loaded": 0}
+_growth = {"hits": 0, "misses": 0, "after": GROW_AFTER}
+_cap_followers = []  # modules' functions that keep a copy of CAP (_lazy_graph)
 
 
 class Pending:
@@ -275,7 +279,7 @@ def _record(seg, fn, leaves, treedef, weight):
         res = otree.unflatten(outs)
     seg.weight += weight
     if seg.weight >= CAP:
-        _flush(seg)
+        flush_full(seg)
     return res, table
 
 
@@ -308,12 +312,13 @@ def _build(ops, live):
 
 
 def _flush(seg):
-    """Run ``seg`` (the current one or an older one that still holds values)."""
+    """Run ``seg`` (the current one or an older one that still holds values); whether
+    its computation was new to this process (None for an empty segment)."""
     with _lock:
         if seg is _seg[0]:
             _seg[0] = _Segment()
         if not seg.ops:
-            return
+            return None
         # An output is live when something besides the segment holds its Pending (a
         # Tensor, a SavedTensor): its reference count is above the segment's list, the
         # reference and getrefcount's argument. No weak reference per output: fewer objects
@@ -329,7 +334,8 @@ def _flush(seg):
         live = tuple(live)
         key = (ops, tuple(seg.ext_avals), live)
         comp = _CACHE.get(key)
-        if comp is None:
+        new = comp is None
+        if new:
             comp, loaded = _disk.compiled(("seg", ops, live), _build(ops, live), seg.ext)
             _stats["loaded"] += loaded  # NOTE [Lazy disk cache]
             if len(_CACHE) >= CACHE_MAX:  # NOTE [Bounded caches]
@@ -347,6 +353,63 @@ def _flush(seg):
         for p, v in zip(keep, outs):  # a tensor over p takes v at its next read
             p.value = v
             p.seg = None
+        return new
+
+
+# NOTE [Segment cap growth]
+# CAP bounds what one computation holds because XLA's compile time grows faster than the
+# number of ops (above). Where segments repeat (a training loop, an optimization step),
+# that compile is paid once, while every flush and every group's backward costs the same
+# ~20-40 us of Python and dispatch however many ops it holds: longer segments are faster
+# there (the 1,200-op chain of bench/run.py, in one process taking turns: cap 96 -7%, 192
+# -9%, 288 -11% per step against 48; its first step without a cache compiles 1.9x longer
+# at 96 and 4x at 192, docs/performance.md "Segment cap growth"). So the cap grows with
+# the evidence that segments repeat: after GROW_AFTER flushes at the cap whose computation
+# was cached (at most one in eight new), it doubles, up to CAP_MAX (WGRAD_LAZY_CAP_MAX,
+# default 4 * WGRAD_LAZY_CAP; equal to it, the cap never grows); a loop's longer
+# segments are then compiled once and repeat in their turn (the chain's growth to 96 and
+# then 192 compiled for ~1 and ~2.6 s once, without a cache; later processes load them,
+# NOTE [Lazy disk cache]). Where flushes at a grown cap
+# keep finding new computations (8 that outnumber the cached ones: code that does not
+# repeat, whose compiles the longer segments would only make slower), the cap falls back
+# to WGRAD_LAZY_CAP and waits four times as long before growing again. A group of
+# backward ops ends at the cap as segments do. Growth moves segment boundaries, so the
+# last bits of a result may differ before and after it ("Rounding" above);
+# ``stats()["cap"]`` is the cap now. Only flushes at the cap count: a flush to read a
+# value says nothing about the loop's length.
+
+def flush_full(seg):
+    """Flush ``seg``, which reached the cap, and let the cap grow or fall back (NOTE
+    [Segment cap growth]). The caller holds the lock."""
+    new = _flush(seg)
+    if new is None:
+        return
+    g = _growth
+    if new:
+        g["misses"] += 1
+        if CAP > BASE_CAP and g["misses"] >= 8 and g["misses"] > g["hits"]:
+            g["after"] *= 4
+            _set_cap(BASE_CAP)
+    else:
+        g["hits"] += 1
+        if CAP < CAP_MAX and g["hits"] >= g["after"] and 8 * g["misses"] <= g["hits"]:
+            _set_cap(min(2 * CAP, CAP_MAX))
+
+
+def _set_cap(n):
+    global CAP
+    CAP = n
+    for f in _cap_followers:
+        f(n)
+    _growth["hits"] = _growth["misses"] = 0
+
+
+def reset_cap():
+    """The cap back at WGRAD_LAZY_CAP, its growth forgotten (NOTE [Segment cap growth]):
+    for tests that count segments."""
+    with _lock:
+        _growth["after"] = GROW_AFTER
+        _set_cap(BASE_CAP)
 
 
 def flush():
@@ -371,11 +434,12 @@ _ASYNC_CPU = []
 def stats(reset=False):
     """Counters since the start (or the last ``stats(reset=True)``, which zeroes them after
     reading): ``segments`` run, ``ops`` recorded, ``compiles`` (new segment structures),
-    ``cache_hits``, and ``loaded``: of the new structures, those whose executable an
-    earlier process left on disk (NOTE [Lazy disk cache]). A full group's backward called
+    ``cache_hits``, ``loaded``: of the new structures, those whose executable an
+    earlier process left on disk (NOTE [Lazy disk cache]), and ``cap``, the most calls a
+    segment holds now (NOTE [Segment cap growth]). A full group's backward called
     directly is not a segment."""
     with _lock:
-        out = dict(_stats)
+        out = dict(_stats, cap=CAP)
         if reset:
             for k in _stats:
                 _stats[k] = 0

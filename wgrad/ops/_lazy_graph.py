@@ -83,6 +83,14 @@ __all__ = ["ENABLED", "GroupNode", "record"]
 
 ENABLED = os.environ.get("WGRAD_LAZY_GROUPS", "1").strip() not in ("0", "false", "no", "off")
 CAP = _lazy.CAP
+
+
+def _follow_cap(n):  # NOTE [Segment cap growth]: read as a global on every call
+    global CAP
+    CAP = n
+
+
+_lazy._cap_followers.append(_follow_cap)
 _PLANS = {}
 _raw = _lazy.raw
 _weak_saved = SavedTensor._weak
@@ -719,7 +727,7 @@ def fast(prim, args, akey, promote=False):
                     srefs.append(out)
                     seg.weight += 1
                     if seg.weight >= CAP:
-                        _lazy._flush(seg)
+                        _lazy.flush_full(seg)
                     if ins is not None:
                         return _add1(args, kinds, entry, out, ins)
                     return _add(prim, args, kinds, entry, out)
