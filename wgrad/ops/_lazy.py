@@ -25,7 +25,8 @@
 #
 # A flush runs the segment as ONE ``jax.jit`` of the recorded calls, cached by its
 # structure: the sequence of (function, input tree, where each input comes from: an
-# earlier output of the segment or the i-th distinct outside array), the outside arrays'
+# earlier output of the segment or the i-th distinct outside array; kept in one flat list,
+# no tuple per call for the garbage collector to walk), the outside arrays'
 # avals, and which outputs are still referenced (by reference count, see _flush: values no
 # Tensor or saved tensor holds are not returned, XLA drops them). Python scalars enter as
 # arguments (device constants), so a loop whose learning rate changes does not recompile.
@@ -164,7 +165,7 @@ class _Segment:
 
     def __init__(self):
         self.weight = 0      # ops recorded, a group's backward counting as its ops
-        self.ops = []        # (fn, input treedef or None, input refs)
+        self.ops = []        # per call, flat: fn, input treedef or None, n, n input refs
         self.refs = []       # the Pending of each output value, in order (see _flush)
         self.ext = []        # the distinct outside arrays
         self.ext_ids = {}    # id(array) -> its index in ext
@@ -265,7 +266,7 @@ def _record(seg, fn, leaves, treedef, weight):
         refs.append(~i)
         avals.append(seg.ext_avals[i])
     otree, oavals, single, table = _out_avals(fn, treedef, tuple(avals))
-    seg.ops.append((fn, treedef, tuple(refs)))
+    seg.ops.extend((fn, treedef, len(refs), *refs))  # flat: no tuple alive per call
     srefs = seg.refs
     if single:
         res = Pending(seg, len(srefs), oavals[0])
@@ -300,10 +301,21 @@ def ext_index(seg, x):
     return i
 
 
-def _build(ops, live):
+def _calls(ops):
+    """A segment's flat record (_Segment.ops) as (fn, treedef, refs) per call."""
+    out = []
+    i = 0
+    while i < len(ops):
+        n = ops[i + 2]
+        out.append((ops[i], ops[i + 1], ops[i + 3:i + 3 + n]))
+        i += 3 + n
+    return out
+
+
+def _build(calls, live):
     def run(*ext):
         vals = []
-        for fn, treedef, refs in ops:
+        for fn, treedef, refs in calls:
             xs = [None if r is None else vals[r] if r >= 0 else ext[~r] for r in refs]
             out = fn(*xs) if treedef is None else fn(*treedef.unflatten(xs))
             vals.extend(jax.tree_util.tree_leaves(out))
@@ -333,19 +345,21 @@ def _flush(seg):
         ops = tuple(seg.ops)
         live = tuple(live)
         key = (ops, tuple(seg.ext_avals), live)
-        comp = _CACHE.get(key)
-        new = comp is None
+        got = _CACHE.get(key)
+        new = got is None
         if new:
-            comp, loaded = _disk.compiled(("seg", ops, live), _build(ops, live), seg.ext)
+            calls = _calls(ops)
+            comp, loaded = _disk.compiled(("seg", ops, live), _build(calls, live), seg.ext)
             _stats["loaded"] += loaded  # NOTE [Lazy disk cache]
             if len(_CACHE) >= CACHE_MAX:  # NOTE [Bounded caches]
                 del _CACHE[next(iter(_CACHE))]
-            _CACHE[key] = comp
+            got = _CACHE[key] = (comp, len(calls))
             _stats["compiles"] += 1
         else:
             _stats["cache_hits"] += 1
+        comp, n_calls = got
         _stats["segments"] += 1
-        _stats["ops"] += len(ops)
+        _stats["ops"] += n_calls
         ext = seg.ext
         seg.ops, seg.refs, seg.ext, seg.ext_ids, seg.ext_avals = [], [], [], {}, []
         seg.weight = 0

@@ -556,6 +556,15 @@ def _place(args, kinds):
             return g, srcs, topo
 
 
+# A record's ``srcs`` and ``outs`` tuples are shared by the calls that have equal ones (NOTE
+# [Lazy backward groups], "Records"): a loop's calls repeat them, and a tuple per call,
+# alive until backward, would set the garbage collector off (the chain benchmark: 3,600
+# tuples a forward pass, ~2.8 young collections a step). Keys: the tuple, or for a
+# single output its index; bounded (NOTE [Bounded caches]).
+_SHARED = {}
+_SHARED_MAX = 4096
+
+
 def _add1(args, kinds, entry, out, ins):
     """_add for a fast-lane call whose one output is differentiable and which saves only
     inputs (Tensors, numbers or absent ones; ``ins``: their indices), as _saved_values
@@ -579,7 +588,11 @@ def _add1(args, kinds, entry, out, ins):
     v0 = len(vals)
     vals += saved
     g.sigs.append(entry)
-    g.recs.append((tuple(srcs), (n,), seq, topo, v0, len(vals)))
+    srcs = tuple(srcs)
+    if len(_SHARED) >= _SHARED_MAX:
+        _SHARED.clear()
+    g.recs.append((_SHARED.setdefault(srcs, srcs), _SHARED.setdefault(n, (n,)), seq, topo, v0,
+                   len(vals)))
     g._seq_nr = seq
     return res
 
@@ -631,7 +644,11 @@ def _add(prim, args, kinds, entry, out):
     v0 = len(vals)
     vals.extend(saved)
     g.sigs.append(entry)
-    g.recs.append((tuple(srcs), idx, seq, topo, v0, len(vals)))
+    srcs = tuple(srcs)
+    if len(_SHARED) >= _SHARED_MAX:
+        _SHARED.clear()
+    g.recs.append((_SHARED.setdefault(srcs, srcs), _SHARED.setdefault(idx, idx), seq, topo, v0,
+                   len(vals)))
     g._seq_nr = seq
     return results[0] if single else tuple(results)
 
@@ -721,7 +738,7 @@ def fast(prim, args, akey, promote=False):
                         plan = _plan(prim, akey, key)
                 if plan is not None:
                     f, oaval, kinds, entry, ins = plan
-                    seg.ops.append((f, None, tuple(refs)))
+                    seg.ops.extend((f, None, len(refs), *refs))  # flat (_lazy._Segment)
                     srefs = seg.refs
                     out = _Pending(seg, len(srefs), oaval)
                     srefs.append(out)
