@@ -230,7 +230,8 @@ def test_a_new_group_takes_no_outside_edge_into_the_one_it_leaves():
             z = p * y.view(2, 3).t()
             if lib is wgrad:
                 g = y._grad_fn
-                used = {~s for r in g.recs for s in r[0] if s is not None and s < 0}
+                used = {~s for r in _lazy_graph.records(g.recs) for s in r[0]
+                        if s is not None and s < 0}
                 assert z._grad_fn is not g and len(g._edges) == len(used) == 1
             (z.reshape(6) * y).sum().backward()
         seen[lib] = x.grad.numpy(), p.grad.numpy()
@@ -345,11 +346,12 @@ def _group_records(outs):
         g = o._grad_fn
         if g not in groups:
             groups.append(g)
-    first = min(r[2] for g in groups for r in g.recs)
+    first = min(r[2] for g in groups for r in _lazy_graph.records(g.recs))
     for g in groups:
         out.append([(sig, srcs, outs, topo, seq - first,
                      [(k, held(v)) for (k, _), v in zip(sig[0].save_plan(sig[2]), g.vals[v0:v1])])
-                    for (sig, _, _, _), (srcs, outs, seq, topo, v0, v1) in zip(g.sigs, g.recs)])
+                    for (sig, _, _, _), (srcs, outs, seq, topo, v0, v1)
+                    in zip(g.sigs, _lazy_graph.records(g.recs))])
     return out
 
 

@@ -38,13 +38,14 @@
 # input that is a result of the same group is saved by its array and a weak reference
 # (``SavedTensor._weak``), or the group and that tensor would form a reference cycle.
 #
-# Records: a call appends no object of its own but one tuple of numbers (where its
-# inputs come from, its outputs, its sequence and topological numbers, where its saved
-# values start and end in the group's flat ``vals``) beside its signature entry, which
-# every call of that signature shares. A tuple of numbers leaves the garbage collector's
-# lists at its first collection, so a long forward pass does not fill the oldest
-# generation with records that die at backward (a full collection walks every object the
-# process holds: docs/performance.md, "Ninth session").
+# Records: a call appends no object of its own but six entries to the group's flat list
+# of records (where its inputs come from and its outputs, as tuples shared by the calls
+# with equal ones; its sequence and topological numbers; where its saved values start and
+# end in the group's flat ``vals``) beside its signature entry, which every call of that
+# signature shares. No object per call, then, for the garbage collector: a long forward
+# pass neither sets off young collections nor fills the oldest generation with records
+# that die at backward (a full collection walks every object the process holds:
+# docs/performance.md, "Ninth session" and "Twelfth session").
 #
 # Boundaries: each thread records into its own open group, held weakly (a group no tensor
 # needs is freed at once). A new group starts at CAP ops (compile time, NOTE [Lazy
@@ -92,6 +93,13 @@ def _follow_cap(n):  # NOTE [Segment cap growth]: read as a global on every call
 
 _lazy._cap_followers.append(_follow_cap)
 _PLANS = {}
+_REC = 6  # entries per call in a group's flat ``recs``: srcs, outs, seq, topo, v0, v1
+
+
+def records(recs):
+    """A group's flat ``recs`` as one (srcs, outs, seq, topo, v0, v1) tuple per call."""
+    return zip(*[iter(recs)] * _REC)
+
 _raw = _lazy.raw
 _weak_saved = SavedTensor._weak
 
@@ -107,7 +115,8 @@ class GroupNode(Node):
     def __init__(self):
         super().__init__([])
         # per recorded call (NOTE [Lazy backward groups], "Records"): its signature
-        # entry, its record (srcs, outs, seq, topo, v0, v1), its saved values vals[v0:v1]
+        # entry, its record (srcs, outs, seq, topo, v0, v1: _REC entries of the flat
+        # ``recs``, ``records``), its saved values vals[v0:v1]
         self.sigs = []
         self.recs = []
         self.vals = []
@@ -127,7 +136,7 @@ class GroupNode(Node):
         """The node name of output ``idx``'s op, without exploding (printing)."""
         if self._map is not None:
             return self._map[idx][0].name()
-        for (sig, _, _, _), rec in zip(self.sigs, self.recs):
+        for (sig, _, _, _), rec in zip(self.sigs, records(self.recs)):
             if idx in rec[1]:
                 return sig[0].node_class(sig[1], sig[3], sig[2]).__name__
         return self.name()
@@ -149,7 +158,7 @@ class GroupNode(Node):
             out = [None] * self.num_outputs
             ext = self._edges
             vals = self.vals
-            for (sig, attrs, _, _), rec in zip(self.sigs, self.recs):
+            for (sig, attrs, _, _), rec in zip(self.sigs, records(self.recs)):
                 srcs, outs, seq, topo, v0, v1 = rec
                 edges = []
                 for s in srcs:
@@ -209,15 +218,15 @@ class GroupNode(Node):
             return [None] * len(self._edges)
         with _lazy._lock:  # another thread may still be adding ops: the ones known now
             recs = self.recs
-            n = len(recs)
+            n = len(self.sigs)
             if self._key_len != n:
-                self._key = tuple([(e[3], r[0], r[1]) for e, r in zip(self.sigs, recs)])
+                self._key = tuple(zip([e[3] for e in self.sigs], recs[0::_REC], recs[1::_REC]))
                 self._key_len = n
             key = (self._key, len(self._edges), mask)
             plan = _PLANS.get(key)
             if plan is None:
-                plan = _build(self.sigs[:n], recs[:n], self.num_outputs, len(self._edges),
-                              mask)
+                plan = _build(self.sigs[:n], list(records(recs[:n * _REC])), self.num_outputs,
+                              len(self._edges), mask)
                 if len(_PLANS) >= _P.CACHE_MAX:  # NOTE [Bounded caches]
                     del _PLANS[next(iter(_PLANS))]
                 _PLANS[key] = plan
@@ -313,7 +322,7 @@ class GroupNode(Node):
             if x is not None:
                 return x
             # the error of an OpNode (version, freed, detached), with its name: explode
-            outs = self.recs[i][1]
+            outs = self.recs[i * _REC + 1]
             self._explode()
             node = self._map[next(j for j in outs if j is not None)][0]
             t = v.unpack(node)
@@ -325,9 +334,10 @@ class GroupNode(Node):
     def release_variables(self):
         ran = self._ran.pop(get_ident(), ())  # () after _apply_nodes: its nodes released
         recs, vals = self.recs, self.vals
-        if len(ran) == len(recs):  # every op ran: all the values
+        if len(ran) == len(self.sigs):  # every op ran: all the values
             return release_saved(vals)
-        return release_saved([v for i in ran for v in vals[recs[i][4]:recs[i][5]]])
+        return release_saved([v for i in ran
+                              for v in vals[recs[i * _REC + 4]:recs[i * _REC + 5]]])
 
 
 def _call_once_each(fn, tree, leaves):
@@ -507,7 +517,7 @@ def _place(args, kinds):
     g = _open.ref
     if g is not None:
         g = g()  # held weakly: a group no tensor needs is freed at once
-    if g is None or len(g.recs) >= CAP or g._map is not None:
+    if g is None or len(g.sigs) >= CAP or g._map is not None:
         g = GroupNode()
         _open.ref = _weakref(g)
     while True:
@@ -558,9 +568,9 @@ def _place(args, kinds):
 
 # A record's ``srcs`` and ``outs`` tuples are shared by the calls that have equal ones (NOTE
 # [Lazy backward groups], "Records"): a loop's calls repeat them, and a tuple per call,
-# alive until backward, would set the garbage collector off (the chain benchmark: 3,600
-# tuples a forward pass, ~2.8 young collections a step). Keys: the tuple, or for a
-# single output its index; bounded (NOTE [Bounded caches]).
+# alive until backward, would set the garbage collector off (the chain benchmark: 2,400
+# such tuples a forward pass). Keys: the tuple, or for a single output its index; bounded
+# (NOTE [Bounded caches]).
 _SHARED = {}
 _SHARED_MAX = 4096
 
@@ -591,7 +601,7 @@ def _add1(args, kinds, entry, out, ins):
     srcs = tuple(srcs)
     if len(_SHARED) >= _SHARED_MAX:
         _SHARED.clear()
-    g.recs.append((_SHARED.setdefault(srcs, srcs), _SHARED.setdefault(n, (n,)), seq, topo, v0,
+    g.recs.extend((_SHARED.setdefault(srcs, srcs), _SHARED.setdefault(n, (n,)), seq, topo, v0,
                    len(vals)))
     g._seq_nr = seq
     return res
@@ -647,7 +657,7 @@ def _add(prim, args, kinds, entry, out):
     srcs = tuple(srcs)
     if len(_SHARED) >= _SHARED_MAX:
         _SHARED.clear()
-    g.recs.append((_SHARED.setdefault(srcs, srcs), _SHARED.setdefault(idx, idx), seq, topo, v0,
+    g.recs.extend((_SHARED.setdefault(srcs, srcs), _SHARED.setdefault(idx, idx), seq, topo, v0,
                    len(vals)))
     g._seq_nr = seq
     return results[0] if single else tuple(results)
