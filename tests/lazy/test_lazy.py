@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import wgrad
+from wgrad._autograd.saved import SavedTensor
 from wgrad.ops import _lazy
 
 
@@ -256,6 +257,45 @@ def test_the_cap_falls_back_where_segments_stop_repeating(monkeypatch):
         assert wgrad.lazy.stats()["cap"] == 4
         assert _lazy._growth["after"] == 12  # and waits four times as long to grow again
     np.testing.assert_allclose(z.numpy(), np.full(k, 0.5 + 0.5 ** 5), rtol=1e-12)
+
+
+def _chain(lib, x, c, n, keep):
+    y, kept = x, []
+    for i in range(n):
+        if i in keep:
+            kept.append(y)
+        y = (y.sin() * c) * 0.5 + c
+    return y, kept
+
+
+def test_saved_values_come_back_packed_and_read_right(monkeypatch):
+    # NOTE [Packed outputs]: segments at the cap return the values their groups saved in one
+    # array a dtype; the backward takes the pack, a read of one value splits it
+    import torch
+    _small_caps(monkeypatch, 32, 32, 10**6)  # 7 values saved a segment: packed
+    rng = np.random.default_rng(5)
+    x0, c0 = rng.standard_normal(3), rng.standard_normal(3)
+    x = wgrad.tensor(x0, requires_grad=True)
+    c = wgrad.tensor(c0)
+    with wgrad.lazy():
+        y, kept = _chain(wgrad, x, c, 24, keep=(2, 9))
+        packs = {v._data.pack for g in {y._grad_fn} | {k._grad_fn for k in kept}
+                 for v in g.vals if isinstance(v, SavedTensor) and v._data is not None
+                 and isinstance(v._data, _lazy.Pending)}
+        packs.discard(None)
+        packs.discard(True)
+        assert packs and all(isinstance(p, _lazy._Pack) for p in packs)
+        y.sum().backward()
+        unsplit = [p for p in packs if p.values is None]
+        assert unsplit  # the direct group backwards sliced the packs themselves
+        got_kept = [k.detach().numpy() for k in kept]  # these split their packs
+    xt = torch.tensor(x0, requires_grad=True)
+    yt, kept_t = _chain(torch, xt, torch.tensor(c0), 24, keep=(2, 9))
+    yt.sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+    for a, b in zip(got_kept, kept_t):
+        np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-12)
 
 
 def test_stats_reset_zeroes_the_counters_after_reading_them():

@@ -192,7 +192,7 @@ class GroupNode(Node):
         """The SavedTensor of input ``a``: by weak reference where ``a`` is a result of
         this group (a strong one would be a cycle through ``a._grad_fn``)."""
         if a is not None and a._grad_fn is self:
-            return _weak_saved(a, _raw(a))
+            return _weak_saved(a, _held(_raw(a)))
         return _P._save(a)
 
     # hooks go to the OpNode of the output they are registered for
@@ -351,7 +351,19 @@ def _call_once_each(fn, tree, leaves):
     pos = []
     for x in leaves:
         if x.__class__ is _Pending:  # computed by now, or computed here
-            x = x.value if x.value is not None else x.force()
+            v = x.value
+            if v is None:
+                pk = x.pack
+                if pk.__class__ is _Pack and pk.values is None:  # NOTE [Packed outputs]:
+                    a = pk.array  # the pack, sliced inside
+                    k = first.get(id(a))
+                    if k is None:
+                        k = first[id(a)] = len(uniq)
+                        uniq.append(a)
+                    pos.append((k,) + pk.layout[x.at])
+                    continue
+                v = x.force()
+            x = v
         k = first.get(id(x))
         if k is None:
             k = first[id(x)] = len(uniq)
@@ -361,7 +373,8 @@ def _call_once_each(fn, tree, leaves):
     f = _ONCE.get(key)
     if f is None:
         def f(*u, pos=key[2]):
-            return fn(*tree.unflatten([u[k] for k in pos]))
+            return fn(*tree.unflatten([u[k] if k.__class__ is int else _piece(u[k[0]], k)
+                                       for k in pos]))
         f, _ = _disk.compiled(("once", fn, tree, key[2]), jax.jit(f), uniq)
         with _lazy._lock:  # several threads may run backwards
             if len(_ONCE) >= _P.CACHE_MAX:
@@ -371,6 +384,13 @@ def _call_once_each(fn, tree, leaves):
 
 
 _ONCE = {}
+_Pack = _lazy._Pack
+
+
+def _piece(a, k):
+    """Value ``k = (index, offset, size, shape)`` of the pack ``a`` (traced)."""
+    _, o, n, shape = k
+    return jax.lax.slice(a, (o,), (o + n,)).reshape(shape)
 
 
 def _saved_array(v):
@@ -444,9 +464,17 @@ def _build(sigs, recs, n_out, n_ext, mask):
 def _saved_result(t, data, nr):
     """A result saved as the OpNode would: its array, rebuilt as output ``nr`` of the node
     that unpacks it."""
-    s = SavedTensor(t, True, data)
+    s = SavedTensor(t, True, _held(data))
     s._output_nr = nr
     return s
+
+
+def _held(d):
+    """``d``, a value a saved tensor holds: where it is pending, its segment returns it
+    packed (NOTE [Packed outputs])."""
+    if d.__class__ is _Pending and d.pack is None:
+        d.pack = True
+    return d
 
 
 def _signature(prim, akey, attrs, args, kinds, out):
@@ -585,7 +613,7 @@ def _add1(args, kinds, entry, out, ins):
     for i in ins:  # _saved_input(a, g._keep), inline: two calls less a value (0.3-0.4 ms
         a = args[i]  # of a chain step)
         if a is None or isinstance(a, Tensor):
-            a = _weak_saved(a, _raw(a)) if a is not None and a._grad_fn is g \
+            a = _weak_saved(a, _held(_raw(a))) if a is not None and a._grad_fn is g \
                 else _P._save(a)
         saved.append(a)
     n = g.num_outputs
