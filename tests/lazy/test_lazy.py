@@ -298,6 +298,57 @@ def test_saved_values_come_back_packed_and_read_right(monkeypatch):
         np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-12)
 
 
+def test_a_backward_recorded_after_a_read_slices_the_pack_in_its_segment(monkeypatch):
+    # the forward runs at .item() (its saved values packed), the backward group is short:
+    # recorded into the next segment, it takes the pack as an outside array
+    import torch
+    _small_caps(monkeypatch, 32, 32, 10**6)
+    rng = np.random.default_rng(6)
+    x0, c0 = rng.standard_normal(3), rng.standard_normal(3)
+    x = wgrad.tensor(x0, requires_grad=True)
+    with wgrad.lazy():
+        y, _ = _chain(wgrad, x, wgrad.tensor(c0), 7, keep=())
+        loss = y.sum()
+        got = loss.item()
+        saved = [v._data for v in y._grad_fn.vals if isinstance(v, SavedTensor)
+                 and isinstance(v._data, _lazy.Pending)]
+        packs = {p.pack for p in saved}
+        assert len(packs) == 1 and isinstance(next(iter(packs)), _lazy._Pack)
+        before = wgrad.lazy.stats()["ops"]
+        loss.backward()
+        assert next(iter(packs)).values is None  # sliced inside the backward's segment
+        assert wgrad.lazy.stats()["ops"] - before >= len(saved) + 1
+    xt = torch.tensor(x0, requires_grad=True)
+    yt, _ = _chain(torch, xt, torch.tensor(c0), 7, keep=())
+    yt.sum().backward()
+    np.testing.assert_allclose(got, yt.sum().item(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+
+
+def test_reading_a_saved_value_runs_its_segment_and_reads_it():
+    # exp saves its result: five saved values, packed at the flush that a read of one of
+    # them starts (regression: that read found no value); the others split on their reads
+    x = wgrad.tensor([-3.0, -2.5], dtype=wgrad.float64, requires_grad=True)
+    with wgrad.lazy():
+        ys = [x]
+        for _ in range(5):
+            ys.append(ys[-1].exp())
+        ps = [_lazy.raw(y) for y in ys[1:]]
+        assert all(p.pack is True for p in ps)  # saved, still pending
+        got = [ys[3].detach().numpy()]
+        assert isinstance(ps[0].pack, _lazy._Pack) and ps[2].pack is True  # read alone
+        got += [y.detach().numpy() for y in ys[1:]]
+        ys[-1].sum().backward()
+    want = [np.array([-3.0, -2.5])]
+    for _ in range(5):
+        want.append(np.exp(want[-1]))
+    np.testing.assert_allclose(got[0], want[3], rtol=1e-13)
+    for a, b in zip(got[1:], want[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-13)
+    # d exp(u)/du = exp(u): the gradient is the product of the five values
+    np.testing.assert_allclose(x.grad.numpy(), np.prod(want[1:], axis=0), rtol=1e-12)
+
+
 def test_stats_reset_zeroes_the_counters_after_reading_them():
     x = wgrad.ones(4, dtype=wgrad.float64)
     with wgrad.lazy():

@@ -153,11 +153,11 @@ class Pending:
         if self.value is None:
             with _lock:
                 if self.value is None:
+                    if self.pack.__class__ is not _Pack:
+                        _flush(self.seg, self)
                     pk = self.pack
-                    if pk.__class__ is _Pack:
+                    if self.value is None and pk.__class__ is _Pack:
                         self.value = pk.pieces()[self.at]
-                    else:
-                        _flush(self.seg)
         return self.value
 
     def __repr__(self):
@@ -230,15 +230,17 @@ def record(fn, leaves, treedef=None, weight=1, meta=False):
         if weight > 1 and seg.weight and seg.weight + weight > CAP:
             _flush(seg)  # a segment holds at most CAP calls' weight (NOTE [Lazy segments])
             seg = _seg[0]
-        n_ext = len(seg.ext)
+        n_ext, n_ops, n_refs = len(seg.ext), len(seg.ops), len(seg.refs)
         try:
             res, table = _record(seg, fn, leaves, treedef, weight)
             return (res, table) if meta else res
         except BaseException:  # NotLazy, a shape error: the segment as it was
-            if seg is _seg[0] and len(seg.ext) > n_ext:
-                for x in seg.ext[n_ext:]:
-                    seg.ext_ids.pop(id(x), None)
-                del seg.ext[n_ext:], seg.ext_avals[n_ext:]
+            if seg is _seg[0]:
+                del seg.ops[n_ops:], seg.refs[n_refs:]  # pieces of packs (_piece_of)
+                if len(seg.ext) > n_ext:
+                    for x in seg.ext[n_ext:]:
+                        seg.ext_ids.pop(id(x), None)
+                    del seg.ext[n_ext:], seg.ext_avals[n_ext:]
             raise
 
 
@@ -257,6 +259,11 @@ def _record(seg, fn, leaves, treedef, weight):
                 avals.append(x.aval)
                 continue
             a = x.aval
+            pk = x.pack
+            if pk.__class__ is _Pack and x.value is None and pk.values is None:
+                refs.append(_piece_of(seg, x))  # NOTE [Packed outputs]
+                avals.append(a)
+                continue
             x = x.force()  # an earlier segment's: a concrete array on the default device
             i = ext_ids.get(id(x))
             if i is None:
@@ -341,9 +348,11 @@ def _build(calls, live, packs):
 # concatenated, one array per dtype where there are PACK_MIN or more (the same chain
 # segment: 14 us), each Pending keeping its pack and its place there. A group's backward
 # called directly (``_lazy_graph._call_once_each``) takes the pack and slices inside its
-# computation; anything else that reads such a value (a hook, a print, an op of a later
-# segment) splits the whole pack once (one call, all its values). Weakly typed values stay
-# outputs of their own (a piece of a concatenation would lose the weak type).
+# computation, one recorded into a later segment (``_record``) takes the pack as an outside
+# array and a recorded slice; anything else that reads such a value (a hook, a print, an
+# op of a later segment) splits the whole pack once (one call, all its values). Weakly
+# typed values stay outputs of their own (a piece of a concatenation would lose the weak
+# type).
 PACK_MIN = 4
 _UNPACKERS = {}
 
@@ -374,7 +383,33 @@ class _Pack:
 def split_pack(a, layout):
     """The values of the concatenation ``a`` laid out as ``layout`` (NOTE [Packed
     outputs]); traced."""
-    return [jax.lax.slice(a, (o,), (o + n,)).reshape(shape) for o, n, shape in layout]
+    return [_slice_piece(a, k) for k in layout]
+
+
+def _piece_of(seg, p):
+    """The index in ``seg`` of the packed value ``p`` of an earlier segment: its pack an
+    outside array of ``seg``, sliced by a call recorded here (NOTE [Packed outputs])."""
+    pk = p.pack
+    i = ext_index(seg, pk.array)
+    k = pk.layout[p.at]
+    fn = _SLICERS.get(k)
+    if fn is None:
+        if len(_SLICERS) >= CACHE_MAX:  # NOTE [Bounded caches]
+            _SLICERS.clear()
+        fn = _SLICERS[k] = partial(_slice_piece, k=k)
+        fn._wg_src = ("piece",) + k  # NOTE [Lazy disk cache]
+    seg.ops.extend((fn, None, 1, ~i))
+    out = Pending(seg, len(seg.refs), p.aval)
+    seg.refs.append(out)
+    return out.idx
+
+
+def _slice_piece(a, k):
+    o, n, shape = k
+    return jax.lax.slice(a, (o,), (o + n,)).reshape(shape)
+
+
+_SLICERS = {}
 
 
 def _layout(avals):
@@ -389,9 +424,10 @@ def _layout(avals):
     return tuple(out)
 
 
-def _flush(seg):
+def _flush(seg, wanted=None):
     """Run ``seg`` (the current one or an older one that still holds values); whether
-    its computation was new to this process (None for an empty segment)."""
+    its computation was new to this process (None for an empty segment). ``wanted``: the
+    Pending whose read runs it, returned on its own (NOTE [Packed outputs])."""
     with _lock:
         if seg is _seg[0]:
             _seg[0] = _Segment()
@@ -408,7 +444,7 @@ def _flush(seg):
         for i in range(len(refs)):
             if _getrefcount(refs[i]) > 2:
                 p = refs[i]
-                if p.pack is True and not p.weak_type:
+                if p.pack is True and not p.weak_type and p is not wanted:
                     grp = saved.get(p.dtype)
                     if grp is None:
                         grp = saved[p.dtype] = []

@@ -373,7 +373,7 @@ def _call_once_each(fn, tree, leaves):
     f = _ONCE.get(key)
     if f is None:
         def f(*u, pos=key[2]):
-            return fn(*tree.unflatten([u[k] if k.__class__ is int else _piece(u[k[0]], k)
+            return fn(*tree.unflatten([u[k] if k.__class__ is int else _piece(u[k[0]], k[1:])
                                        for k in pos]))
         f, _ = _disk.compiled(("once", fn, tree, key[2]), jax.jit(f), uniq)
         with _lazy._lock:  # several threads may run backwards
@@ -385,12 +385,7 @@ def _call_once_each(fn, tree, leaves):
 
 _ONCE = {}
 _Pack = _lazy._Pack
-
-
-def _piece(a, k):
-    """Value ``k = (index, offset, size, shape)`` of the pack ``a`` (traced)."""
-    _, o, n, shape = k
-    return jax.lax.slice(a, (o,), (o + n,)).reshape(shape)
+_piece = _lazy._slice_piece  # (pack, (offset, size, shape)), traced
 
 
 def _saved_array(v):
