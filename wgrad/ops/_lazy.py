@@ -439,8 +439,8 @@ def _flush(seg, wanted=None):
         # for the cyclic garbage collector (NOTE [Recording cost]).
         live = []
         keep = []
-        saved = {}  # dtype -> the indices of the values saved tensors hold (NOTE [Packed
-        refs = seg.refs  # outputs])
+        saved = {}  # dtype -> indices of values saved tensors hold: NOTE [Packed outputs]
+        refs = seg.refs
         for i in range(len(refs)):
             if _getrefcount(refs[i]) > 2:
                 p = refs[i]

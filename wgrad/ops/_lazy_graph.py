@@ -354,9 +354,9 @@ def _call_once_each(fn, tree, leaves):
             v = x.value
             if v is None:
                 pk = x.pack
-                if pk.__class__ is _Pack and pk.values is None:  # NOTE [Packed outputs]:
-                    a = pk.array  # the pack, sliced inside
-                    k = first.get(id(a))
+                a = pk.array if pk.__class__ is _Pack else None
+                if a is not None:  # NOTE [Packed outputs]: the pack, sliced inside (read
+                    k = first.get(id(a))  # once: another thread may split it meanwhile)
                     if k is None:
                         k = first[id(a)] = len(uniq)
                         uniq.append(a)
