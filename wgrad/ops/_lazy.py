@@ -77,6 +77,7 @@
 # whose kernel checks values on the host (the gauge checks of eig/eigh/svd,
 # ``Primitive.lazy_backward``) run eagerly.
 """
+import math
 import os
 import threading
 from functools import partial
@@ -413,12 +414,11 @@ _SLICERS = {}
 
 
 def _layout(avals):
+    """Per value of a pack its (offset, size, shape) (NOTE [Packed outputs])."""
     out = []
     o = 0
     for shape, _, _ in avals:
-        n = 1
-        for d in shape:
-            n *= d
+        n = math.prod(shape)
         out.append((o, n, shape))
         o += n
     return tuple(out)
