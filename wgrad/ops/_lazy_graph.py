@@ -236,18 +236,27 @@ class GroupNode(Node):
         try:
             gs = [g._data for g in grads if g is not None]
             if _lazy_state.on:
-                leaves = self._leaves(gs, active, where)
-                tree = plain
-                if leaves is None:
-                    leaves, tree = jax.tree_util.tree_flatten((gs, self._values(active, where)))
                 outs = None
                 if len(active) < CAP:  # else it would run alone in its segment: call it
+                    leaves = self._leaves(gs, active, where)
+                    tree = plain
+                    if leaves is None:
+                        leaves, tree = jax.tree_util.tree_flatten(
+                            (gs, self._values(active, where)))
                     try:
                         outs = _lazy.record(fn, leaves, tree, weight=len(active))
                     except _lazy.NotLazy:  # a tracer: under a JAX trace
                         pass
-                if outs is None:
-                    outs = _call_once_each(fn, tree, leaves)
+                    if outs is None:
+                        outs = _call_once_each(fn, tree, *_distinct(leaves, False))
+                else:
+                    once = _distinct(self._gathered(gs, active, where), True)
+                    tree = plain
+                    if once is None:
+                        leaves, tree = jax.tree_util.tree_flatten(
+                            (gs, self._values(active, where)))
+                        once = _distinct(leaves, False)
+                    outs = _call_once_each(fn, tree, *once)
             else:  # recorded lazily, run after: its values may still be Pendings
                 leaves, tree = jax.tree_util.tree_flatten((gs, self._values(active, where)))
                 outs = fn(*tree.unflatten([x.force() if x.__class__ is _Pending else x
@@ -294,24 +303,27 @@ class GroupNode(Node):
         vals = self.vals
         return [[self._value(vals[j], i) for j in js] for i, js in zip(active, where)]
 
-    def _leaves(self, gs, active, where):
-        """``gs`` and the saved values of the ops that run, flat in tree_flatten's order,
-        where every one is a concrete array or a Pending (else None; NOTE [Lazy backward
-        groups])."""
-        for x in gs:
-            if x.__class__ is not _Pending and x.__class__ is not _ArrayImpl:
-                return None
+    def _gathered(self, gs, active, where):
+        """``gs`` and the saved values of the ops that run, flat in tree_flatten's order
+        where every one is a concrete array or a Pending (NOTE [Lazy backward groups]);
+        not checked: ``_leaves`` and ``_once`` check."""
         out = list(gs)
         vals = self.vals
         for i, js in zip(active, where):
             for j in js:
                 v = vals[j]
                 x = _saved_array(v) if v.__class__ is SavedTensor else None
-                if x is None:
-                    x = self._value(v, i)
-                if x.__class__ is not _Pending and x.__class__ is not _ArrayImpl:
-                    return None
-                out.append(x)
+                out.append(self._value(v, i) if x is None else x)
+        return out
+
+    def _leaves(self, gs, active, where):
+        """``_gathered``, where every one is a concrete array or a Pending, else None
+        (then ``tree_flatten`` gathers them: an absent input saved as None, index
+        components)."""
+        out = self._gathered(gs, active, where)
+        for x in out:
+            if x.__class__ is not _Pending and x.__class__ is not _ArrayImpl:
+                return None
         return out
 
     def _value(self, v, i):
@@ -340,23 +352,23 @@ class GroupNode(Node):
                               for v in vals[recs[i * _REC + 4]:recs[i * _REC + 5]]])
 
 
-def _call_once_each(fn, tree, leaves):
-    """``fn(*tree.unflatten(leaves))`` (Pendings among the leaves forced), each distinct
-    array passed once: the saved values
-    of a group repeat (a constant or a weight every op of a loop saves), and each argument
-    of a call costs (a 48-op chain group: 37 leaves, 15 distinct, 23 -> 12 us). The
-    wrapper per pattern of repeats is cached (NOTE [Bounded caches])."""
+def _distinct(leaves, strict):
+    """``(uniq, pos)``: each distinct array among ``leaves`` once (Pendings computed by
+    now, or computed here; a packed one as its pack), and per leaf where it is in
+    ``uniq`` (an index, or ``(index, offset, size, shape)`` for a piece of a pack; NOTE
+    [Packed outputs]). ``strict``: None where a leaf is neither an array nor a Pending."""
     first = {}
     uniq = []
     pos = []
     for x in leaves:
-        if x.__class__ is _Pending:  # computed by now, or computed here
+        c = x.__class__
+        if c is _Pending:
             v = x.value
             if v is None:
                 pk = x.pack
                 a = pk.array if pk.__class__ is _Pack else None
-                if a is not None:  # NOTE [Packed outputs]: the pack, sliced inside (read
-                    k = first.get(id(a))  # once: another thread may split it meanwhile)
+                if a is not None:  # the pack, sliced inside (read once: another thread
+                    k = first.get(id(a))  # may split it meanwhile)
                     if k is None:
                         k = first[id(a)] = len(uniq)
                         uniq.append(a)
@@ -364,11 +376,22 @@ def _call_once_each(fn, tree, leaves):
                     continue
                 v = x.force()
             x = v
+        elif strict and c is not _ArrayImpl:
+            return None
         k = first.get(id(x))
         if k is None:
             k = first[id(x)] = len(uniq)
             uniq.append(x)
         pos.append(k)
+    return uniq, pos
+
+
+def _call_once_each(fn, tree, uniq, pos):
+    """``fn(*tree.unflatten(leaves))`` for the leaves ``_once`` made ``(uniq, pos)`` of,
+    each distinct array passed once: the saved values of a group repeat (a constant or a
+    weight every op of a loop saves), and each argument of a call costs (a 48-op chain
+    group: 37 leaves, 15 distinct, 23 -> 12 us). The wrapper per pattern of repeats is
+    cached (NOTE [Bounded caches])."""
     key = (fn, tree, tuple(pos))
     f = _ONCE.get(key)
     if f is None:
