@@ -479,3 +479,60 @@ def test_groups_of_one_structure_with_other_signatures_get_their_own_backward():
         for a, b in zip(seen[wgrad], seen[torch]):
             assert a.dtype == b.dtype and a.shape == b.shape
             np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def _alone_case(lib, case, seen):
+    """A step whose backward is one lazy group feeding two leaves, with what ``case``
+    adds; returns the gradients (and what hooks saw, in ``seen``)."""
+    x = _x(lib, dtype="complex128")
+    c = _x(lib, seed=3)
+    if case == "leaf hook":
+        x.register_hook(lambda g: seen.append(g.detach().clone()) or g * 2)
+    if case == "post-accumulate hook":
+        c.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.detach().clone()))
+    y = (x.sin() * c).exp()
+    if case == "retain_grad":
+        y.retain_grad()
+    loss = (y.abs() ** 2).sum()
+    loss.backward(retain_graph=case == "retain_graph")
+    if case == "retain_graph":
+        loss.backward()
+    out = [x.grad, c.grad] + ([y.grad] if case == "retain_grad" else [])
+    return [t.detach().numpy() for t in out]
+
+
+@pytest.mark.parametrize("case,alone", [
+    ("plain", True),
+    ("retain_graph", True),
+    ("leaf hook", False),             # a tensor hook on a leaf: the engine runs it
+    ("post-accumulate hook", False),
+    ("retain_grad", False),           # a result's retain_grad explodes the group
+])
+def test_a_lazy_group_alone_runs_without_the_engine(monkeypatch, case, alone):
+    """NOTE [A lazy group alone]: a backward that is one group feeding leaves runs
+    without a GraphTask, with torch's gradients; any hook sends it through the engine."""
+    from wgrad._autograd import engine
+    tasks = []
+    init = engine.GraphTask.__init__
+    monkeypatch.setattr(engine.GraphTask, "__init__",
+                        lambda self, *a, **k: tasks.append(1) or init(self, *a, **k))
+    seen_w, seen_t = [], []
+    with wgrad.lazy():
+        got = _alone_case(wgrad, case, seen_w)
+    want = _alone_case(torch, case, seen_t)
+    assert (not tasks) is alone
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+    assert len(seen_w) == len(seen_t)
+    for g, w in zip(seen_w, seen_t):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_a_lazy_group_alone_backward_twice_raises_torchs_error():
+    for lib, ctx in ((wgrad, wgrad.lazy), (torch, torch.enable_grad)):
+        x = _x(lib)
+        with ctx():
+            loss = (x.sin() * x).sum()
+            loss.backward()
+            with pytest.raises(RuntimeError, match="backward through the graph a second"):
+                loss.backward()

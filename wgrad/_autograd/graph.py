@@ -146,6 +146,12 @@ class Node:
             self._retains_grad_hooks = {}
         self._retains_grad_hooks[output_nr] = fn
 
+    def _has_hooks(self):
+        """Whether any hook would run around this node (NOTE [A lazy group alone] in
+        engine.py)."""
+        return bool(self._pre_hooks or self._post_hooks or self._tensor_pre_hooks or
+                    self._retains_grad_hooks)
+
     def _tensor_hooks_for(self, output_nr):
         """Hooks that run on the gradient arriving at ``output_nr`` (tensor hooks, then
         the retains_grad hook: see PyTorch's note "Backward Hooks execution")."""
@@ -266,6 +272,10 @@ class AccumulateGrad(Node):
     def _tensor_hooks_for(self, output_nr):
         hooks = self.variable._hooks
         return list(hooks.values()) if hooks else []
+
+    def _has_hooks(self):
+        var = self.variable
+        return bool(var._hooks or var._post_acc_hooks) or super()._has_hooks()
 
     def _run_pre_hooks(self, grads):
         hooks = self.variable._hooks
