@@ -114,8 +114,9 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     return new
 
 
-# The implicit gradient of a one-element output, kept per (shape, dtype, device): an array
-# is immutable, so every backward can start from the same one (making it costs a dispatch)
+# The implicit gradient of a one-element output, kept per (shape, dtype, device; the
+# device left out where JAX has one): an array is immutable, so every backward can start
+# from the same one (making it costs a dispatch)
 _ONES = {}
 
 
@@ -123,10 +124,11 @@ def _one_like(out):
     d = _raw_data(out)  # an array, or a Pending (NOTE [Lazy segments]): its metadata
     if isinstance(d, jax.core.Tracer):  # under a JAX transformation
         return ones_like(out)
-    key = (d.shape, d.dtype, out.device)
+    several = several_devices()
+    key = (d.shape, d.dtype, out.device) if several else (d.shape, d.dtype)
     a = _ONES.get(key)
     if a is None:
-        if several_devices():  # it takes the output's layout, which may span devices
+        if several:  # it takes the output's layout, which may span devices
             t = ones_like(out)
             a = t._data
             if isinstance(a, jax.core.Tracer) or len(a.devices()) != 1:
