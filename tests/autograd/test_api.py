@@ -31,6 +31,30 @@ def test_implicit_gradient_needs_a_real_output():
         (z * 2).sum().backward()
 
 
+@pytest.mark.parametrize("shape,dtype,retain,fast", [
+    ((), "float32", False, True),      # loss.backward(): _scalar_root's short path
+    ((), "float64", True, True),
+    ((1,), "float64", False, False),   # one element, not 0-d: the general path
+    ((), "bfloat16", False, False),
+])
+def test_scalar_backward_short_path_matches_torch(monkeypatch, shape, dtype, retain, fast):
+    import torch
+    from wgrad import autograd as A
+    general = []
+    make = A._make_grads
+    monkeypatch.setattr(A, "_make_grads", lambda *a: general.append(1) or make(*a))
+    got = []
+    for lib in (wgrad, torch):
+        x = lib.tensor([0.5, -1.5], dtype=getattr(lib, dtype), requires_grad=True)
+        loss = (x.sin() * x).sum().reshape(shape)
+        loss.backward(retain_graph=retain)
+        if retain:
+            loss.backward()
+        got.append(x.grad.float().numpy())
+    assert (not general) is fast
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-2 if dtype == "bfloat16" else 1e-6)
+
+
 def test_output_without_grad_fn():
     with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and "
                                            "does not have a grad_fn"):

@@ -141,6 +141,18 @@ def _one_like(out):
     return Tensor._make(a)
 
 
+def _scalar_root(out):
+    """``([edge], [its gradient])`` of ``out.backward()`` where ``out`` is a real
+    floating-point 0-d tensor in a graph (what _make_grads and _root_edges make of it,
+    without their general cases), else None (they run and raise what torch raises)."""
+    if out._grad_fn is None and not out._requires_grad:
+        return None
+    d = _raw_data(out)
+    if d.shape != () or d.dtype.kind != "f" or isinstance(d, jax.core.Tracer):
+        return None
+    return [out._gradient_edge()], [_one_like(out)]
+
+
 def _root_edges(outputs, grads):
     roots, root_grads = [], []
     for i, (out, g) in enumerate(zip(outputs, grads)):
@@ -195,21 +207,31 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     """
     if grad_variables is not None:
         grad_tensors = grad_variables
-    tensors = _as_tuple(tensors)
-    if inputs is not None:
-        inputs = _as_inputs(inputs)
-        if len(inputs) == 0:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
-    if len(grads) != len(tensors):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
-    grads = _make_grads(tensors, grads)
-    if retain_graph is None:
-        retain_graph = create_graph
-    if create_graph:
-        warnings.warn(_WARN_CREATE_GRAPH, UserWarning, stacklevel=2)
-    roots, root_grads = _root_edges(tensors, grads)
-    edges = _input_edges(inputs, retain_grad=True) if inputs else None
+    root = None
+    if tensors.__class__ is Tensor and grad_tensors is None and inputs is None \
+            and not create_graph:
+        root = _scalar_root(tensors)
+    if root is not None:  # the common ``loss.backward()``
+        roots, root_grads = root
+        edges = None
+        retain_graph = bool(retain_graph)
+    else:
+        tensors = _as_tuple(tensors)
+        if inputs is not None:
+            inputs = _as_inputs(inputs)
+            if len(inputs) == 0:
+                raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        grads = _as_tuple(grad_tensors) if grad_tensors is not None else \
+            (None,) * len(tensors)
+        if len(grads) != len(tensors):
+            raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
+        grads = _make_grads(tensors, grads)
+        if retain_graph is None:
+            retain_graph = create_graph
+        if create_graph:
+            warnings.warn(_WARN_CREATE_GRAPH, UserWarning, stacklevel=2)
+        roots, root_grads = _root_edges(tensors, grads)
+        edges = _input_edges(inputs, retain_grad=True) if inputs else None
     if _lazy_state.on and _lazy.dispatch_overlaps():
         _lazy.flush()  # the forward runs while the backward is recorded (NOTE [Lazy segments])
     get_default_engine().execute(roots, root_grads, retain_graph, create_graph, edges,
