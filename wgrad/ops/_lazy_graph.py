@@ -241,8 +241,7 @@ class GroupNode(Node):
                     leaves = self._leaves(gs, active, where)
                     tree = plain
                     if leaves is None:
-                        leaves, tree = jax.tree_util.tree_flatten(
-                            (gs, self._values(active, where)))
+                        leaves, tree = self._flattened(gs, active, where)
                     try:
                         outs = _lazy.record(fn, leaves, tree, weight=len(active))
                     except _lazy.NotLazy:  # a tracer: under a JAX trace
@@ -253,12 +252,11 @@ class GroupNode(Node):
                     once = _distinct(self._gathered(gs, active, where), True)
                     tree = plain
                     if once is None:
-                        leaves, tree = jax.tree_util.tree_flatten(
-                            (gs, self._values(active, where)))
+                        leaves, tree = self._flattened(gs, active, where)
                         once = _distinct(leaves, False)
                     outs = _call_once_each(fn, tree, *once)
             else:  # recorded lazily, run after: its values may still be Pendings
-                leaves, tree = jax.tree_util.tree_flatten((gs, self._values(active, where)))
+                leaves, tree = self._flattened(gs, active, where)
                 outs = fn(*tree.unflatten([x.force() if x.__class__ is _Pending else x
                                            for x in leaves]))
         finally:
@@ -297,16 +295,19 @@ class GroupNode(Node):
             got[i] = None
         return out
 
-    def _values(self, active, where):
-        """The saved values of the ops that run, a list per op (``where``: per op, the
-        indices of the values its kernel takes in ``vals``)."""
+    def _flattened(self, gs, active, where):
+        """``tree_flatten`` of ``gs`` and the saved values of the ops that run, a list per
+        op (``where``: per op, the indices of the values its kernel takes in ``vals``):
+        the general way to gather them (an absent input saved as None, index
+        components)."""
         vals = self.vals
-        return [[self._value(vals[j], i) for j in js] for i, js in zip(active, where)]
+        return jax.tree_util.tree_flatten(
+            (gs, [[self._value(vals[j], i) for j in js] for i, js in zip(active, where)]))
 
     def _gathered(self, gs, active, where):
-        """``gs`` and the saved values of the ops that run, flat in tree_flatten's order
-        where every one is a concrete array or a Pending (NOTE [Lazy backward groups]);
-        not checked: ``_leaves`` and ``_once`` check."""
+        """``gs`` and the saved values of the ops that run, flat, in tree_flatten's order
+        where each is a concrete array or a Pending, the usual case (NOTE [Lazy backward
+        groups]); ``_leaves`` and ``_distinct(strict=True)`` check that it is."""
         out = list(gs)
         vals = self.vals
         for i, js in zip(active, where):
@@ -318,8 +319,7 @@ class GroupNode(Node):
 
     def _leaves(self, gs, active, where):
         """``_gathered``, where every one is a concrete array or a Pending, else None
-        (then ``tree_flatten`` gathers them: an absent input saved as None, index
-        components)."""
+        (then ``_flattened`` gathers them)."""
         out = self._gathered(gs, active, where)
         for x in out:
             if x.__class__ is not _Pending and x.__class__ is not _ArrayImpl:
@@ -387,7 +387,7 @@ def _distinct(leaves, strict):
 
 
 def _call_once_each(fn, tree, uniq, pos):
-    """``fn(*tree.unflatten(leaves))`` for the leaves ``_once`` made ``(uniq, pos)`` of,
+    """``fn(*tree.unflatten(leaves))`` for the leaves ``_distinct`` made ``(uniq, pos)`` of,
     each distinct array passed once: the saved values of a group repeat (a constant or a
     weight every op of a loop saves), and each argument of a call costs (a 48-op chain
     group: 37 leaves, 15 distinct, 23 -> 12 us). The wrapper per pattern of repeats is
