@@ -1,6 +1,7 @@
 """Lazy mode's disk cache of output avals and executables (NOTE [Lazy disk cache])."""
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -65,6 +66,16 @@ def test_a_later_process_loads_what_an_earlier_one_compiled(tmp_path):
     assert second["re"] == first["re"] and second["im"] == first["im"]
     np.testing.assert_allclose(second["re"], eager["re"], rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(second["im"], eager["im"], rtol=1e-4, atol=1e-5)
+    # a list of what to prefetch that names more than a process needed is cut back to
+    # what it needed, so that later first steps do not load executables nobody uses
+    (nxt,) = [lazy_dir / n for n in os.listdir(lazy_dir) if n.endswith(".next")]
+    with open(nxt, "rb") as f:
+        (needed,) = pickle.load(f)
+    with open(nxt, "wb") as f:
+        pickle.dump((needed + ["0" * 64 + ".exe"],), f)
+    assert _run(tmp_path)["stats"]["loaded"] >= 2
+    with open(nxt, "rb") as f:
+        assert pickle.load(f) == (needed,)
     # JAX's persistent cache warm, wgrad's lazy entries gone: an executable JAX serves
     # from its cache cannot be serialized again, so the new entries are compiled past
     # it; the next process must run them (JAX 0.10.2 raised "Function ... not found")
