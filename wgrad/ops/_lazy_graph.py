@@ -733,6 +733,7 @@ def _add(prim, args, kinds, entry, out):
 # per op in the chain benchmark, docs/performance.md "Tenth session").
 _FAST = {}
 _FAST_MAX = 4096
+_acquire, _release = _lazy._lock.acquire, _lazy._lock.release
 _Pending = _lazy.Pending
 
 
@@ -740,7 +741,8 @@ def fast(prim, args, akey, promote=False):
     """The results of ``prim(*args)`` recorded into the open segment and group (NOTE
     [Lazy fast lane]), or None where the general path must run. ``promote``: ``akey``
     lacks the leading ``dtype`` attribute, which is the inputs' result type."""
-    with _lazy._lock:
+    _acquire()  # not ``with``: 90 against 170 ns a call
+    try:
         seg = _lazy._seg[0]
         ext_ids = seg.ext_ids
         n_ext = len(seg.ext)
@@ -810,6 +812,8 @@ def fast(prim, args, akey, promote=False):
                 del ext_ids[id(x)]
             del seg.ext[n_ext:], seg.ext_avals[n_ext:]
         return None
+    finally:
+        _release()
 
 
 def _promoted_plan(prim, akey, key, args):
