@@ -178,3 +178,25 @@ def test_the_folder_is_trimmed_to_its_least_recently_used_entries(tmp_path):
     assert len(os.listdir(tmp_path)) == 8
     _lazy_disk._trim(str(tmp_path), 600)  # over: down to 3/4 of it, oldest first
     assert sorted(os.listdir(tmp_path)) == [f"e{i}.exe" for i in range(4, 8)]
+
+
+def test_the_source_stamp_is_the_imported_codes(monkeypatch):
+    # wgrad's files are stamped at the end of import where the cache is on: a file edited
+    # later (the process still runs the code it imported) does not rename its programs
+    monkeypatch.setattr(_lazy_disk._compile_cache, "cache_dir", lambda: "/nonexistent")
+    monkeypatch.setitem(_lazy_disk._state, "src", None)
+    monkeypatch.setitem(_lazy_disk._state, "sealed", True)
+    _lazy_disk.seal()
+    assert _lazy_disk._state["src"] == _lazy_disk._source_stamp()
+
+    def digest():
+        _lazy_disk._state["stamp"] = None  # recomputed from the parts below
+        _lazy_disk._state["config"] = (None, "")
+        return _lazy_disk._fingerprint().hexdigest()
+    monkeypatch.setitem(_lazy_disk._state, "stamp", None)
+    monkeypatch.setitem(_lazy_disk._state, "config", (None, ""))
+    imported = digest()
+    monkeypatch.setattr(_lazy_disk, "_source_stamp", lambda: "an edited file")
+    assert digest() == imported
+    monkeypatch.setitem(_lazy_disk._state, "src", None)  # stamped when first needed instead
+    assert digest() != imported

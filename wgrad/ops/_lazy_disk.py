@@ -22,7 +22,8 @@
 # Anything else (a custom Function's backward, a user's function, an attribute that is an
 # object) leaves its segment to be compiled as before.
 # Every key also holds a fingerprint of all else that decides the program: wgrad's source
-# files (path, size and modification time), the versions of Python, NumPy, JAX and
+# files (path, size and modification time, read at the end of ``import wgrad``: the code
+# the process runs), the versions of Python, NumPy, JAX and
 # jaxlib, the backend, its version and device kind, the CPU's model and flags, XLA_FLAGS,
 # every JAX configuration value (x64, the default matmul precision, ...) and wgrad's
 # default dtype. A change to any of them misses; no process loads another's program for
@@ -81,6 +82,7 @@ __all__ = ["register", "seal", "directory", "remembered", "compiled"]
 
 _WGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _state = {"dir": False, "sealed": False, "stamp": None, "config": (None, ""),
+          "src": None,  # wgrad's source files as imported (seal)
           "fallbacks": 0,  # loaded executables that raised (_Loaded)
           "writes": 0}
 _SITES = {}    # a primitive's place -> how many primitives have it so far
@@ -108,8 +110,12 @@ def register(prim):
 
 def seal():
     """The end of ``import wgrad``: primitives made later get no place (their rank could
-    depend on what a program imported first)."""
+    depend on what a program imported first). wgrad's source files are stamped now, where
+    the cache is on: the code this process runs is what was imported (a file edited later
+    must not name its programs), and the first lazy step does not pay the ~1 ms."""
     _state["sealed"] = True
+    if _compile_cache.cache_dir() is not None:
+        _state["src"] = _source_stamp()
 
 
 def directory():
@@ -198,7 +204,7 @@ def _fingerprint():
         _state["stamp"] = "\n".join([
             sys.version, np.__version__, jax.__version__, jaxlib.__version__,
             dev.platform, str(dev.client.platform_version), str(dev.device_kind), _cpu(),
-            _source_stamp()])
+            _state["src"] or _source_stamp()])
     values = (tuple(jax.config.values.items()), os.environ.get("XLA_FLAGS", ""),
               _D._default[0])
     seen, h = _state["config"]
