@@ -33,9 +33,10 @@ def _sections(text):
 
 
 def _sampled(name):
-    """A fixed tenth of the rows: re-probing every op (~100 CPU-seconds) is the generator's
-    own ``--check``; the suite re-probes this sample and checks the rest's structure."""
-    return zlib.crc32(name.encode()) % 10 == 0
+    """A fixed twentieth of the rows: re-probing every op (~100 CPU-seconds) is the
+    generator's own ``--check``; the suite re-probes this sample (~11 CPU-seconds) and
+    checks the rest's structure."""
+    return zlib.crc32(name.encode()) % 20 == 0
 
 
 def test_committed_header_and_sections_match_the_generator():
