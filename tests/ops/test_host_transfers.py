@@ -110,3 +110,27 @@ def test_nan_and_signed_zero_constants_are_cached_once():
     assert len(_CONSTS) == n_consts and len(_FILLERS) == n_fillers
     assert y.isnan().all().item() and z.isnan().all().item()
     assert str(wgrad.full((1,), -0.0)) == "tensor([-0.])"
+
+
+def test_the_top_level_test_is_jaxs():
+    # device_constant's own test for JAX's top level (NOTE [Python scalars as device
+    # constants]) reads JAX's trace state directly: it must agree with JAX's
+    # trace_ctx.is_top_level at the top and under each kind of trace
+    from jax._src import core
+
+    from wgrad.ops._primitive import _top_level, device_constant
+
+    seen = []
+    half = 0.5
+
+    def probe(x):
+        seen.append((_top_level(), core.trace_ctx.is_top_level(),
+                     device_constant(half) is half))
+        return x * 2
+
+    probe(1.0)
+    jax.jit(probe)(1.0)
+    jax.grad(probe)(1.0)
+    jax.vmap(probe)(jax.numpy.ones(2))
+    assert seen[0] == (True, True, False)  # at the top: a cached device array
+    assert all(s == (False, False, True) for s in seen[1:]), seen  # traced: the number
