@@ -4,7 +4,8 @@ so that CI checks lazy mode on every run within its time budget.
 The whole suite passes lazily (``WGRAD_LAZY=1 python -m pytest -q -n 2``, docs/performance.md);
 this subset is what fits CI's time: custom Functions, gradcheck (bit-for-bit
 reentrancy over fused segments), the torch comparisons, the autograd API (hooks),
-optimizer trajectories and the attention layers against torch.
+indexing against torch (views and writes through them), optimizer trajectories and the
+attention layers against torch.
 tests/lazy/test_lazy.py checks lazy mode's own semantics in every run.
 """
 import os
@@ -18,6 +19,7 @@ SUBSET = [
     "tests/autograd/test_gradcheck.py",
     "tests/test_torch_compat.py",
     "tests/autograd/test_api.py",
+    "tests/ops/test_indexing.py",
     "tests/optim/test_algorithms.py",
     "tests/nn/test_transformer.py",
 ]
