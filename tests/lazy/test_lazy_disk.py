@@ -23,7 +23,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 _STEP = """
 import json, sys
 import numpy as np
+import jax
 import wgrad
+jits = []  # jax.jit wrappers the step makes (NOTE [Deferred jit])
+_jit = jax.jit
+jax.jit = lambda *a, **k: jits.append(_jit(*a, **k)) or jits[-1]
 rng = np.random.default_rng(0)
 x0 = (rng.standard_normal(16) + 1j * rng.standard_normal(16)).astype(np.complex64)
 c0 = (rng.standard_normal(16) + 1j * rng.standard_normal(16)) / 4
@@ -36,7 +40,8 @@ with wgrad.lazy(enabled=sys.argv[1] == "lazy"):
     z = wgrad.fft.fft(y[2:] * 0.25).abs()  # a view: its OpNode checks for pass-through
     loss = ((z - 1.0) ** 2).sum()
     loss.backward()
-print(json.dumps({"stats": wgrad.lazy.stats(), "loss": loss.item(),
+unused = sum(j._cache_size() == 0 for j in jits)  # made and never called
+print(json.dumps({"stats": wgrad.lazy.stats(), "loss": loss.item(), "unused": unused,
                   "fallbacks": wgrad.ops._lazy_disk._state["fallbacks"],
                   "re": x.grad.real.tolist(), "im": x.grad.imag.tolist()}))
 """
@@ -62,6 +67,7 @@ def test_a_later_process_loads_what_an_earlier_one_compiled(tmp_path):
     assert first["stats"]["loaded"] == 0 and first["stats"]["compiles"] >= 2
     second = _run(tmp_path)
     assert second["stats"]["loaded"] == second["stats"]["compiles"] >= 2
+    assert first["unused"] > 0 and second["unused"] == 0  # NOTE [Deferred jit]
     assert second["loss"] == first["loss"]  # the same programs, bit for bit
     assert second["re"] == first["re"] and second["im"] == first["im"]
     np.testing.assert_allclose(second["re"], eager["re"], rtol=1e-4, atol=1e-5)
@@ -139,6 +145,27 @@ def test_a_loaded_executable_that_fails_hands_over_to_the_jitted_function():
     np.testing.assert_array_equal(loaded(jnp.arange(3.0)), [0.0, 2.0, 4.0])
     assert loaded.exe is None  # for good
     assert _lazy_disk._state["fallbacks"] == before + 1
+
+
+def test_a_deferred_jit_is_made_at_its_first_use():
+    traced = []
+
+    def f(a):
+        traced.append(1)
+        return a * 2
+    d = _lazy_disk.DeferredJit(f)
+    d._wg_src = ("a key",)
+    with pytest.raises(AttributeError):  # reading a key never builds it
+        d._disk
+    assert d._jitted is None and d._cache_size() == 0
+    assert jax.eval_shape(d, jnp.ones(3)).shape == (3,)
+    assert d._jitted is not None
+    np.testing.assert_array_equal(d(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+    n = len(traced)
+    d(jnp.arange(3.0) + 1)
+    assert d._cache_size() == 1 and len(traced) == n  # kept: not traced again
+    assert "multiply" in d.lower(jnp.arange(3.0)).as_text()
+    assert d._wg_src == ("a key",)
 
 
 def test_off_in_the_suite():

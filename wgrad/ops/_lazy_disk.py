@@ -78,7 +78,7 @@ try:  # optional: without them executables are not kept (avals still are)
 except ImportError:  # pragma: no cover (another JAX)
     _serialize = _jax_compiler = None
 
-__all__ = ["register", "seal", "directory", "remembered", "compiled"]
+__all__ = ["register", "seal", "directory", "remembered", "compiled", "DeferredJit"]
 
 _WGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _state = {"dir": False, "sealed": False, "stamp": None, "config": (None, ""),
@@ -301,6 +301,51 @@ def remembered(kind, fn, parts, compute):
     value = compute()
     _write(name, (value,))
     return value
+
+
+# NOTE [Deferred jit]
+# ``jax.jit(f)`` costs 30-80 us (JAX inspects f's signature and builds its C++ dispatcher),
+# and a lazy first step makes one per op signature (its forward), per node signature (its
+# backward kernel), per segment, per group and per group called directly (its once-each
+# wrapper): 18 in the MLP benchmark's first step, 12 in the phase step's. In a warm-cache
+# process none of them is called: loaded executables stand for segments and groups
+# (``compiled``), a group runs its kernels' plain functions (``k.fun``) and the avals are
+# remembered. So these five are ``DeferredJit``s, which make the jitted function at their
+# first use (a call, ``lower``, ``trace``) and keep it; one costs an extra Python call
+# (~0.1 us) where it is called. Attributes set on it (``_wg_src``, a kernel's ``names``...)
+# are its own; any other lookup fails as on a plain object, so that reading a key
+# (``_text``) never builds one. First lazy steps in warm-cache processes, 14 and 8
+# alternating runs (docs/performance.md, "Seventeenth session"): MLP 17.1 -> 13.5 ms,
+# phase 8.7 -> 5.7, chain 28.0 -> 25.8 (medians).
+class DeferredJit:
+    """``jax.jit(fun)``, made at its first use (NOTE [Deferred jit])."""
+
+    __slots__ = ("fun", "_jitted", "__dict__", "__weakref__")
+
+    def __init__(self, fun):
+        self.fun = fun
+        self._jitted = None
+
+    def jitted(self):
+        j = self._jitted
+        if j is None:
+            j = self._jitted = jax.jit(self.fun)
+        return j
+
+    def __call__(self, *args, **kwargs):
+        j = self._jitted
+        if j is None:
+            j = self.jitted()
+        return j(*args, **kwargs)
+
+    def lower(self, *args, **kwargs):
+        return self.jitted().lower(*args, **kwargs)
+
+    def trace(self, *args, **kwargs):
+        return self.jitted().trace(*args, **kwargs)
+
+    def _cache_size(self):
+        return 0 if self._jitted is None else self._jitted._cache_size()
 
 
 class _Loaded:

@@ -161,7 +161,7 @@ class Primitive:
         if f is None:
             f = functools.partial(self.fwd, **dict(akey)) if akey else self.fwd
             if self.jit:
-                f = jax.jit(f)
+                f = _lazy_disk.DeferredJit(f)  # NOTE [Deferred jit]
                 if self.host is not None:
                     f = _host_forward(self.host, f, dict(akey))
                 f._wg_src = ("f", self, akey)  # NOTE [Lazy disk cache]
@@ -405,7 +405,7 @@ class Primitive:
             finally:
                 _state.grad = prev
             return [r._data if r is not None else None for r in res]
-        k = jax.jit(fun)
+        k = _lazy_disk.DeferredJit(fun)  # NOTE [Deferred jit]
         if self.host is not None:
             k = _host_kernel(self.host, k, needs, in_meta, attrs, names)
         k.fun = fun
