@@ -464,6 +464,18 @@ def render(rows):
     return "\n".join(lines + extra) + "\n"
 
 
+def _cpu_model():
+    """The CPU's model name (the BLAS, and so the MLP's ratio, depends on it)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
 def write_doc(table, rounds):
     import jax
     dev = jax.devices("gpu" if DEVICE == "cuda" else "cpu")[0]
@@ -474,7 +486,7 @@ def write_doc(table, rounds):
         tv = torch.__version__
     except ImportError:
         tv = "not installed"
-    machine = (f"{platform.machine()}, {os.cpu_count()} cores, Python "
+    machine = (f"{platform.machine()} ({_cpu_model()}), {os.cpu_count()} cores, Python "
                f"{platform.python_version()}, JAX {jax.__version__} "
                f"({dev.platform}{', ' + dev.device_kind if DEVICE == 'cuda' else ''}), "
                f"PyTorch {tv}")
