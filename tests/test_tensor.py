@@ -2,7 +2,9 @@
 import os
 import subprocess
 import sys
+import warnings
 
+import jax.monitoring
 import numpy as np
 import pytest
 
@@ -193,3 +195,34 @@ def test_size_slices_and_concatenations_stay_sizes_as_torch():
         assert [type(g) is lib.Size for g in got] == [True, False, True, True, True]
         assert [tuple(g) if isinstance(g, tuple) else g for g in got] == \
             [(2, 3), 3, (2, 3, 4, 5), (1, 2, 3, 4), (2, 3, 4, 2, 3, 4)]
+
+
+
+_COMPILES = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda name, dur, **kw: _COMPILES.append(name) if "backend_compile" in name else None)
+
+
+def test_tensors_from_host_data_are_copies_made_without_compiling():
+    # NOTE [Tensors from host data]: no XLA program per shape, and never the caller's memory
+    buf = np.empty(64 * 5, np.uint8)  # 64-byte aligned: JAX could alias such an array
+    off = -buf.__array_interface__["data"][0] % 64
+    a = buf[off:off + 64 * 4].view(np.float32)
+    a[:] = 1.0
+    before = len(_COMPILES)
+    ts = [wgrad.tensor(a), wgrad.tensor(a, dtype=wgrad.float64), wgrad.from_numpy(a)]
+    ts += [wgrad.tensor(np.ones((n, 3))) for n in range(7, 11)]  # shapes new to the process
+    assert len(_COMPILES) == before
+    a[:] = 7.0
+    assert all(float(t.sum()) == t.numel() for t in ts)
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow to inf warns in neither
+        for data, name in (([1e40, -1e40, 0.1, 1 / 3], "float32"), ([2 ** 40 + 1], "float32"),
+                           (np.array([70000, -3]), "int16"), (np.array([200], np.uint8), "int8"),
+                           ([True, False], "complex64"), (np.array([65520.0]), "float16"),
+                           (np.array([1 + 1e-9j]), "complex64")):
+            w = wgrad.tensor(data, dtype=getattr(wgrad, name)).numpy()
+            t = torch.tensor(data, dtype=getattr(torch, name)).numpy()
+            assert w.dtype == t.dtype and w.tobytes() == t.tobytes(), (data, name)
+

@@ -16,6 +16,7 @@ from ._device import device as _dev
 from ._tensor import Size, Tensor, _make, _raw_data
 from .ops._out import _CPP, no_derivative
 from .ops._primitive import Primitive, check_broadcast
+from .ops._primitive import _top_level
 from .ops._promote import scalar_dtype
 from .ops.shape import _new_size, as_strided
 
@@ -85,8 +86,31 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         d = D.check_x64(D.as_dtype(dtype))
     if not D.X64_ENABLED and d.name in ("float64", "complex128", "int64") and dtype is None:
         d = {"float64": D.float32, "complex128": D.complex64, "int64": D.int32}[d.name]
-    out = jnp.array(arr, dtype=d.np)
+    if type(arr) is np.ndarray and np.can_cast(arr.dtype, d.np, "same_kind") and _top_level():
+        # NOTE [Tensors from host data]
+        if arr.dtype == d.np:
+            host = np.array(arr)
+        else:
+            with np.errstate(over="ignore"):  # 1e40 -> inf as torch: silently
+                host = arr.astype(d.np)
+        out = jax.device_put(host, may_alias=True)
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):  # as PyTorch: no warning
+            out = jnp.array(arr, dtype=d.np)
     return _finish(out, requires_grad, device)
+
+
+# NOTE [Tensors from host data]
+# ``jnp.array`` of a NumPy array copies it by an XLA program (a convert per shape and
+# dtype): each new shape compiled, or looked up in the persistent cache, 8-28 ms (2026-11-28,
+# warm cache) where a transfer takes 0.1-1.7 ms; the first ``wgrad.tensor`` of a process
+# took 44 ms, a hypothesis test drawing shapes paid it per shape. So ``tensor`` makes host
+# data a tensor by NumPy's copy, cast where the cast is of the same kind (a float to a
+# narrower float or an int to a float, which NumPy and XLA round alike, to nearest even; an
+# int to a narrower int, which both wrap; a bool to anything), handed to JAX without a
+# second copy (``may_alias``: that copy is wgrad's alone, while JAX may alias a caller's
+# aligned array). Other casts (a float to an int, complex to real: NaN and out-of-range
+# values), JAX arrays and calls under a trace keep ``jnp.array``.
 
 
 def as_tensor(data, dtype=None, device=None):
