@@ -226,3 +226,18 @@ def test_tensors_from_host_data_are_copies_made_without_compiling():
             t = torch.tensor(data, dtype=getattr(torch, name)).numpy()
             assert w.dtype == t.dtype and w.tobytes() == t.tobytes(), (data, name)
 
+
+@pytest.mark.parametrize("data,name", [
+    ([127.5], "int8"), ([-255], "uint8"), ([-256], "uint8"), ([-1.0], "uint8"),
+    ([float("nan")], "int64"), ([2 ** 31], "int32"), ([1, 300], "int8"), (300, "int8"),
+    ([3.9, -3.9], "int16"), (np.array([300]), "int8"), ([300], "bool"), ([-128], "int8")])
+def test_python_numbers_out_of_an_integer_range_raise_as_torch(data, name):
+    # Python numbers beyond the dtype raise (c10's overflows); NumPy arrays wrap in both
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (wgrad, torch):
+        try:
+            got.append(lib.tensor(data, dtype=getattr(lib, name)).tolist())
+        except RuntimeError as e:
+            got.append(str(e))
+    assert got[0] == got[1]

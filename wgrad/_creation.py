@@ -86,6 +86,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         d = D.check_x64(D.as_dtype(dtype))
     if not D.X64_ENABLED and d.name in ("float64", "complex128", "int64") and dtype is None:
         d = {"float64": D.float32, "complex128": D.complex64, "int64": D.int32}[d.name]
+    if from_python and d.np.kind in "iu" and type(arr) is np.ndarray:
+        _check_range(arr, d)
     if type(arr) is np.ndarray and np.can_cast(arr.dtype, d.np, "same_kind") and _top_level():
         # NOTE [Tensors from host data]
         if arr.dtype == d.np:
@@ -100,6 +102,23 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     return _finish(out, requires_grad, device)
 
 
+def _check_range(arr, d):
+    """PyTorch's error for Python numbers out of an integer dtype's range (c10's
+    ``overflows``): a float beyond it or NaN, an integer beyond it, where an unsigned dtype
+    lets negative integers down to -max wrap (-1 as uint8 is 255)."""
+    if arr.size == 0 or arr.dtype.kind not in "biuf":
+        return
+    info = np.iinfo(d.np)
+    if arr.dtype.kind == "f":
+        lo = 0 if d.np.kind == "u" else info.min
+        bad = bool(np.isnan(arr).any()) or arr.min() < lo or arr.max() > info.max
+    else:
+        lo = -info.max if d.np.kind == "u" else info.min
+        bad = int(arr.min()) < lo or int(arr.max()) > info.max
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
+
+
 # NOTE [Tensors from host data]
 # ``jnp.array`` of a NumPy array copies it by an XLA program (a convert per shape and
 # dtype): each new shape compiled, or looked up in the persistent cache, 8-28 ms (2026-11-28,
@@ -110,7 +129,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 # int to a narrower int, which both wrap; a bool to anything), handed to JAX without a
 # second copy (``may_alias``: that copy is wgrad's alone, while JAX may alias a caller's
 # aligned array). Other casts (a float to an int, complex to real: NaN and out-of-range
-# values), JAX arrays and calls under a trace keep ``jnp.array``.
+# values), JAX arrays and calls under a trace keep ``jnp.array``. Python numbers out of an
+# integer dtype's range raise PyTorch's error first (``_check_range``).
 
 
 def as_tensor(data, dtype=None, device=None):
