@@ -4,6 +4,7 @@ import subprocess
 import sys
 import warnings
 
+import jax
 import jax.monitoring
 import numpy as np
 import pytest
@@ -241,3 +242,20 @@ def test_python_numbers_out_of_an_integer_range_raise_as_torch(data, name):
         except RuntimeError as e:
             got.append(str(e))
     assert got[0] == got[1]
+
+
+def test_fillers_of_new_shapes_compile_nothing_on_a_cpu():
+    # NOTE [Fillers on the host]: values as PyTorch's, bytes for bytes, and no XLA program
+    torch = pytest.importorskip("torch")
+    before = len(_COMPILES)
+    made = [(wgrad.zeros(n, 3), torch.zeros(n, 3)) for n in range(11, 14)]
+    made += [(wgrad.ones(2, n, dtype=wgrad.int8), torch.ones(2, n, dtype=torch.int8))
+             for n in range(11, 13)]
+    made += [(wgrad.full((n,), 2.5, dtype=wgrad.complex64),
+              torch.full((n,), 2.5, dtype=torch.complex64)) for n in range(11, 13)]
+    made += [(wgrad.full((5,), -0.0), torch.full((5,), -0.0)),
+             (wgrad.zeros(4, dtype=wgrad.bool), torch.zeros(4, dtype=torch.bool))]
+    if jax.default_backend() == "cpu":
+        assert len(_COMPILES) == before
+    for w, t in made:
+        assert w.numpy().tobytes() == t.numpy().tobytes() and w.numpy().dtype == t.numpy().dtype
