@@ -198,7 +198,6 @@ def test_size_slices_and_concatenations_stay_sizes_as_torch():
             [(2, 3), 3, (2, 3, 4, 5), (1, 2, 3, 4), (2, 3, 4, 2, 3, 4)]
 
 
-
 _COMPILES = []
 jax.monitoring.register_event_duration_secs_listener(
     lambda name, dur, **kw: _COMPILES.append(name) if "backend_compile" in name else None)

@@ -8,18 +8,16 @@ import threading
 import jax
 import jax.numpy as jnp
 import jax.scipy.special as jsp
-from jax._src.config import transfer_guard_host_to_device as _guard
 import numpy as np
 
 from . import _dtype as D
 from ._device import default_jax_device as _default_jax_device
 from ._device import device as _dev
-from ._device import several_devices as _several_devices
 from ._tensor import Size, Tensor, _make, _raw_data
 from .ops._out import _CPP, no_derivative
 from .ops._primitive import Primitive, check_broadcast
 from .ops._primitive import _top_level
-from .ops._host_gemm import _empty
+from .ops import _host_gemm
 from .ops._promote import scalar_dtype
 from .ops.shape import _new_size, as_strided
 
@@ -174,10 +172,6 @@ _FILLERS_MAX = 512
 
 def _made(make, args, requires_grad, device):
     """``make(*args)`` by a cached jitted program without arguments."""
-    if device is None and make is jnp.full:
-        host = _host_filled(*args)
-        if host is not None:
-            return _finish(host, requires_grad)
     jdev = None if device is None else _dev(device).jax_device()
     key = (make, tuple(map(repr, args)), jdev)  # repr: 0, 0.0, -0.0, False, nan apart
     f = _FILLERS.get(key)
@@ -198,17 +192,14 @@ def _made(make, args, requires_grad, device):
 # fill an aligned NumPy buffer and hand it to JAX. The value must be exact in the dtype's
 # kind (a float or an integer for floating and complex dtypes, a complex number for complex
 # ones, an integer within range for integer ones, 0 or 1 for bool): anything else (and
-# bfloat16, another device) keeps the program.
+# bfloat16, a device given, as the ``*_like`` functions give theirs) keeps the program.
 HOST_FILL_MAX = 1 << 22
-_HOST_FILL = []  # [whether JAX is CPU-only with one device], once known
 
 
 def _host_filled(shape, value, dtype):
     """``jnp.full(shape, value, dtype)`` made on the host, or None where it is not
     (NOTE [Fillers on the host])."""
-    if not _HOST_FILL:
-        _HOST_FILL.append(not _several_devices() and jax.default_backend() == "cpu")
-    if not _HOST_FILL[0] or not _top_level():
+    if not _host_gemm.cpu_only() or not _top_level():
         return None
     dt = np.dtype(dtype)
     k = dt.kind
@@ -222,16 +213,21 @@ def _host_filled(shape, value, dtype):
         ok = k == "b" and t in (int, bool) and value in (0, 1)
     if not ok or math.prod(shape) * dt.itemsize > HOST_FILL_MAX:
         return None
-    a = _empty(tuple(shape), dt)
+    a = _host_gemm._empty(tuple(shape), dt)
     with np.errstate(over="ignore"):  # 1e40 as float32 is inf, as in PyTorch
         a.fill(value)
-    if _guard.value in (None, "allow"):
-        return jax.device_put(a, may_alias=True)
-    with jax.transfer_guard_host_to_device("allow"):  # nothing moves: see the NOTE
-        return jax.device_put(a, may_alias=True)
+    return _host_gemm.unguarded(_adopt, a)
+
+
+def _adopt(a):
+    return jax.device_put(a, may_alias=True)
 
 
 def _filled(shape, value, dtype, requires_grad, device):
+    if device is None:
+        host = _host_filled(shape, value, dtype)
+        if host is not None:
+            return _finish(host, requires_grad)
     return _made(jnp.full, (shape, value, dtype), requires_grad, device)
 
 

@@ -39,10 +39,28 @@ _STATE = []  # [put] once probed; put is None where the path is off
 _AVALS = {}
 
 
+def cpu_only():
+    """Whether JAX has one device, a CPU: where a host array is adopted, not moved."""
+    if not _CPU_ONLY:
+        _CPU_ONLY.append(not several_devices() and jax.default_backend() == "cpu")
+    return _CPU_ONLY[0]
+
+
+_CPU_ONLY = []
+
+
+def unguarded(call, *args):
+    """``call(*args)``, a host-to-device put, past a transfer guard: on a CPU-only JAX
+    no data moves (see the NOTE)."""
+    if _guard.value in (None, "allow"):
+        return call(*args)
+    with jax.transfer_guard_host_to_device("allow"):
+        return call(*args)
+
+
 def _probe():
     put = None
-    if os.environ.get("WGRAD_HOST_GEMM", "1") != "0" and not several_devices() \
-            and jax.default_backend() == "cpu":
+    if os.environ.get("WGRAD_HOST_GEMM", "1") != "0" and cpu_only():
         put = _adopter(jax.devices()[0])
     _STATE[:] = [put]
     return _STATE
@@ -65,10 +83,7 @@ def _adopter(device):
                 if len(_AVALS) > 256:  # NOTE [Bounded caches]
                     _AVALS.clear()
                 aval = _AVALS[key] = _ShapedArray(a.shape, a.dtype)
-            if _guard.value in (None, "allow"):
-                return _batched_device_put(aval, sharding, [a], [device], False)
-            with jax.transfer_guard_host_to_device("allow"):  # nothing moves: see the NOTE
-                return _batched_device_put(aval, sharding, [a], [device], False)
+            return unguarded(_batched_device_put, aval, sharding, [a], [device], False)
 
         probe = _empty((2, 3), np.dtype(np.float32))
         probe[...] = np.arange(6).reshape(2, 3)
