@@ -388,7 +388,7 @@ class Tensor(_StorageMethods, _Fields):
         elif _grad_state.grad:
             self._grad = old + g
         else:
-            old._data = old._data + g._data
+            old._data = _add_arrays(old._data, g._data)
             old._vc.v += 1
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -730,6 +730,7 @@ from .ops._views import strides_of as _strides_of  # noqa: E402
 from .ops._views import check_stale_view as _check_stale_view  # noqa: E402
 from .ops._views import storage_of as _storage_of  # noqa: E402
 from .ops import _storage  # noqa: E402
+from .ops._lazy_disk import add_arrays as _add_arrays  # noqa: E402
 from ._creation import tensor as _tensor_fn  # noqa: E402
 from .autograd import backward as _backward  # noqa: E402
 

@@ -43,9 +43,8 @@ def test_default_dir_follows_xdg(monkeypatch, tmp_path):
 
 
 def test_kernels_land_in_the_directory(tmp_path):
-    """A fresh process with the cache on writes its small op kernels there."""
-    # eagerly: a lazy segment's executable goes to wgrad's own entries (NOTE [Lazy disk
-    # cache]), not JAX's
+    """A fresh process with the cache on writes its small op kernels there: as wgrad's own
+    entries (NOTE [Eager disk cache]; a lazy segment's too, NOTE [Lazy disk cache])."""
     env = dict(os.environ, WGRAD_COMPILE_CACHE=str(tmp_path / "c"), PYTHONPATH=ROOT,
                WGRAD_LAZY="0")
     code = ("import wgrad; from wgrad import _compile_cache as c; "
@@ -55,8 +54,8 @@ def test_kernels_land_in_the_directory(tmp_path):
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(tmp_path / "c")
-    names = [n for n in os.listdir(tmp_path / "c") if n.endswith("-cache")]
-    assert len(names) >= 3, names  # forward, backward and accumulation kernels
+    names = [n for n in os.listdir(tmp_path / "c" / "wgrad-lazy") if n.endswith(".exe")]
+    assert len(names) >= 4, names  # sin, mul, sum and their backward kernels
 
 
 def test_shared_mlir_context_one_per_thread():

@@ -95,6 +95,63 @@ def test_a_later_process_loads_what_an_earlier_one_compiled(tmp_path):
     np.testing.assert_allclose(other["re"], eager["re"], rtol=1e-4, atol=1e-5)
 
 
+# an eager training step (NOTE [Eager disk cache]): forwards and kernels (a host GEMM
+# among them), a gradient accumulated (w1 twice), Adam's update with a float lr (a Python
+# scalar argument) and its state; then a LAPACK custom call (inv), which is not kept.
+# It prints how many functions JAX traced during the steps, loads, and the results.
+_EAGER = """
+import json
+import numpy as np
+import jax, jax.monitoring
+import wgrad
+traces = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda name, dur, **kw: traces.append(1) if name.endswith("jaxpr_trace_duration") else 0)
+rng = np.random.default_rng(0)
+def c(*s):
+    return (rng.standard_normal(s) + 1j * rng.standard_normal(s)).astype(np.complex64)
+x, t = wgrad.tensor(c(8, 16)), wgrad.tensor(c(8, 4))
+w1 = wgrad.nn.Parameter(wgrad.tensor(c(16, 16) / 4))
+w2 = wgrad.nn.Parameter(wgrad.tensor(c(16, 4) / 4))
+opt = wgrad.optim.Adam([w1, w2], lr=1e-2)
+before = len(traces)
+for _ in range(2):
+    opt.zero_grad()
+    y = wgrad.fft.fft((x @ w1).tanh() @ w2, dim=0)
+    loss = ((y.abs() - t.abs()) ** 2).mean() + (w1 * 0.5).sum().real
+    loss.backward()
+    opt.step()
+traced = len(traces) - before
+m = (wgrad.tensor(c(3, 3)) + 3 * wgrad.eye(3)).requires_grad_()
+wgrad.linalg.inv(m).abs().sum().backward()
+out = [np.asarray(v).view(np.float32).ravel().tolist() for v in (w1.detach(), w2.detach(), m.grad)]
+print(json.dumps({"traced": traced, "loads": wgrad.ops._lazy_disk._state["loads"],
+                  "fallbacks": wgrad.ops._lazy_disk._state["fallbacks"], "out": out}))
+"""
+
+
+def test_eager_executables_are_loaded_without_tracing(tmp_path):
+    def run(cache):
+        e = dict(os.environ, PYTHONPATH=ROOT, WGRAD_COMPILE_CACHE=str(cache), WGRAD_LAZY="0")
+        r = subprocess.run([sys.executable, "-c", _EAGER], env=e, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    off, cold, warm = run(0), run(tmp_path), run(tmp_path)
+    assert off["traced"] > 20 and cold["traced"] == off["traced"]  # each op's first call
+    assert cold["loads"] == 0 and warm["loads"] > 20 and warm["traced"] == 0
+    assert cold["fallbacks"] == warm["fallbacks"] == 0
+    assert warm["out"] == cold["out"]  # the same programs, bit for bit
+    for a, b in zip(warm["out"], off["out"]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    entries = []
+    for n in os.listdir(tmp_path / "wgrad-lazy"):
+        if n.endswith(".exe"):
+            with open(tmp_path / "wgrad-lazy" / n, "rb") as f:
+                entries.append(pickle.load(f))
+    assert entries.count(_lazy_disk._NOT_KEPT) >= 1  # inv's forward: JAX's own path
+
+
 def test_unreadable_entries_are_compiled_again(tmp_path):
     first = _run(tmp_path)
     for name in os.listdir(tmp_path / "wgrad-lazy"):

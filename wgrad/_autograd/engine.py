@@ -15,6 +15,7 @@ array is a JAX tracer. It never imports ops or Tensor internals.
 """
 import heapq
 import itertools
+import operator
 import os
 import threading
 
@@ -84,7 +85,12 @@ def _accumulate(a, b):
     # ops/_lazy.py). Otherwise it is a plain array add.
     if _grad_state.grad or _fw_state.active or _lazy_state.on:
         return a + b
-    return a._new_like_data(a._data + b._data)
+    return a._new_like_data(add_arrays[0](a._data, b._data))
+
+
+# How two gradient arrays add: ``ops`` puts its jitted add here (NOTE [Eager disk cache]
+# in ops/_lazy_disk.py); this layer sees no ops.
+add_arrays = [operator.add]
 
 
 class NodeTask:

@@ -38,7 +38,8 @@
 # raises falls back, for good, to the jitted function. Nor is an executable kept that
 # makes a custom call (LAPACK's, a Python callback): its target is set up in the process
 # that lowers it (jaxlib fills its LAPACK function pointers then), and a process that
-# only loaded it crashed running it (eigh, JAX 0.10.2, CPU).
+# only loaded it crashed running it (eigh, JAX 0.10.2, CPU). Its entry says so
+# (``_NOT_KEPT``), and later processes go through JAX's own cache for it.
 # Loading an executable takes ~3 ms (XLA relinks its code), more than the rest of its
 # first call; it releases the GIL. So the first executable a process needs keeps, in a
 # ``.next`` entry, the names of those the process needed after it (up to 32), and a later
@@ -69,6 +70,7 @@ import jaxlib
 import numpy as np
 
 from .. import _compile_cache
+from .._autograd import engine as _engine
 from .. import _dtype as _D
 from .._device import several_devices
 
@@ -77,13 +79,24 @@ try:  # optional: without them executables are not kept (avals still are)
     _jax_compiler = importlib.import_module("jax._src.compiler")  # a JAX internal: _fresh
 except ImportError:  # pragma: no cover (another JAX)
     _serialize = _jax_compiler = None
+try:  # JAX internals the eager route builds its dispatcher from (NOTE [Eager disk cache])
+    _pxla = importlib.import_module("jax._src.interpreters.pxla")
+    _PJIT = (importlib.import_module("jax._src.lib")._jax.pjit, _pxla.JitGlobalCppCacheKeys,
+             importlib.import_module("jax._src.tree_util").dispatch_registry,
+             _pxla.cc_shard_arg, _pxla.MeshExecutable.create_cpp_call)
+except (ImportError, AttributeError):  # pragma: no cover (another JAX): plain jax.jit
+    _PJIT = None
+if _serialize is None:  # pragma: no cover
+    _PJIT = None
 
-__all__ = ["register", "seal", "directory", "remembered", "compiled", "DeferredJit"]
+__all__ = ["register", "seal", "directory", "remembered", "compiled", "DeferredJit",
+           "add_arrays"]
 
 _WGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _state = {"dir": False, "sealed": False, "stamp": None, "config": (None, ""),
           "src": None,  # wgrad's source files as imported (seal)
-          "fallbacks": 0,  # loaded executables that raised (_Loaded)
+          "fallbacks": 0,  # loaded executables that raised (_Loaded, _eager)
+          "loads": 0,  # executables loaded (_obtain)
           "writes": 0}
 _SITES = {}    # a primitive's place -> how many primitives have it so far
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
@@ -216,13 +229,14 @@ def _fingerprint():
     return h
 
 
-def _digest(kind, parts):
-    """The file name of an entry, or None where a part has no exact text."""
+def _digest(kind, parts, fp=None):
+    """The file name of an entry, or None where a part has no exact text; ``fp``: the
+    ``_fingerprint()`` where the caller has it."""
     try:
         text = _text(parts)
     except _Unkeyed:
         return None
-    h = _fingerprint().copy()
+    h = (fp or _fingerprint()).copy()
     h.update(kind.encode())
     h.update(text.encode())
     return h.hexdigest() + "." + kind
@@ -322,14 +336,29 @@ class DeferredJit:
 
     __slots__ = ("fun", "_jitted", "__dict__", "__weakref__")
 
-    def __init__(self, fun):
+    def __init__(self, fun, **jit_kwargs):
         self.fun = fun
         self._jitted = None
+        if jit_kwargs:
+            self._kw = jit_kwargs  # for jax.jit (donate_argnums...)
 
     def jitted(self):
         j = self._jitted
         if j is None:
-            j = self._jitted = jax.jit(self.fun)
+            src = self.__dict__.get("_wg_src")
+            if src is not None and src[0] in _EAGER_KINDS and _PJIT is not None \
+                    and directory() is not None:
+                j = _eager(self)  # NOTE [Eager disk cache]
+            else:
+                j = self.plain()
+            self._jitted = j
+        return j
+
+    def plain(self):
+        """``jax.jit(fun)`` itself (for ``lower`` and ``trace``)."""
+        j = self.__dict__.get("_plain")
+        if j is None:
+            j = self._plain = jax.jit(self.fun, **self.__dict__.get("_kw", {}))
         return j
 
     def __call__(self, *args, **kwargs):
@@ -339,10 +368,10 @@ class DeferredJit:
         return j(*args, **kwargs)
 
     def lower(self, *args, **kwargs):
-        return self.jitted().lower(*args, **kwargs)
+        return self.plain().lower(*args, **kwargs)
 
     def trace(self, *args, **kwargs):
-        return self.jitted().trace(*args, **kwargs)
+        return self.plain().trace(*args, **kwargs)
 
     def _cache_size(self):
         return 0 if self._jitted is None else self._jitted._cache_size()
@@ -368,12 +397,18 @@ class _Loaded:
                 return exe(*args)
             except Exception:  # the jitted function raises what is the caller's
                 self.exe = None
-                _state["fallbacks"] += 1
-                try:
-                    os.remove(os.path.join(_state["dir"], self.name))
-                except Exception:
-                    pass
+                _drop(self.name)
         return self.jitted(*args)
+
+
+def _drop(name):
+    """Forget the entry ``name``, whose loaded executable raised when it ran (to be
+    compiled and written again by the next process that needs it)."""
+    _state["fallbacks"] += 1
+    try:
+        os.remove(os.path.join(_state["dir"], name))
+    except Exception:
+        pass
 
 
 _fresh = threading.local()  # set: this thread compiles past JAX's persistent cache
@@ -410,27 +445,138 @@ def compiled(src, jitted, args):
     name = _digest("exe", (src, avals))
     if name is None:
         return jitted, False
+    exe, loaded = _obtain(name, jitted, args)
+    return (jitted if exe is None else _Loaded(exe, jitted, name)), loaded
+
+
+_NOT_KEPT = ("jit",)  # an entry saying: this program is not kept, use the jitted function
+
+
+def _obtain(name, jitted, args):
+    """``(executable, loaded)`` for entry ``name``: loaded (on the prefetch thread or now),
+    else compiled past JAX's cache and written; ``(None, False)`` where it is not kept
+    (a custom call, NOTE [Lazy disk cache]) or cannot be compiled here."""
     exe = _prefetched(name)
+    if exe is None:
+        got = _read(name, touch=True)
+        if type(got) is tuple and got == _NOT_KEPT:
+            return None, False
+        if got is not None:
+            try:
+                exe = _serialize.deserialize_and_load(*got)
+            except Exception:  # written by an incompatible runtime: compiled again below
+                pass
     if exe is not None:
-        return _Loaded(exe, jitted, name), True
-    got = _read(name, touch=True)
-    if got is not None:
-        try:
-            return _Loaded(_serialize.deserialize_and_load(*got), jitted, name), True
-        except Exception:  # written by an incompatible runtime: compiled again below
-            pass
+        _state["loads"] += 1
+        return exe, True
     if not _past_jax_cache():
-        return jitted, False
+        return None, False
     _fresh.on = True
     try:
         exe = jitted.lower(*args).compile()
-        if "custom_call_target" not in exe.as_text():  # none calls back into the process
-            _write(name, _serialize.serialize(exe))
+        # one that calls back into the process is used here, and later processes go
+        # through JAX's own cache (which this compile skipped)
+        keep = "custom_call_target" not in exe.as_text()
+        _write(name, _serialize.serialize(exe) if keep else _NOT_KEPT)
     except Exception:  # lowering raised (it will again, from the call), or no serializer
-        return jitted, False
+        return None, False
     finally:
         _fresh.on = False
-    return _Loaded(exe, jitted, name), False
+    return exe, False
+
+
+# NOTE [Eager disk cache]
+# An eager op's first call at a new signature (its forward per attributes and input avals,
+# its backward kernel per node signature) traces the function, lowers it to MLIR and
+# hashes the module for JAX's persistent cache before it loads the executable: 2-4 ms of
+# Python per op, most of an eager first step in a warm-cache process (the phase step 55-65
+# ms against PyTorch's 1.7, 2026-11-29). Forward functions and kernels are keyed exactly
+# already (NOTE [Lazy disk cache]: ``("f", primitive, attributes)``, ``("k", primitive,
+# node signature)``), so their executables are kept in the same folder, per that key,
+# the argument tree and the leaves' avals, and a later process loads them without tracing
+# anything. The dispatcher is JAX's own C++ one (``_jax.pjit``, what ``jax.jit`` and a
+# loaded ``Compiled`` are made of) with a cache-miss handler of ours: on a signature it
+# has not seen it loads the executable (or compiles it past JAX's cache and writes it,
+# ``_obtain``) and hands back what the loaded executable's own handler gives, the
+# executable included, so that the dispatcher keeps it and every later call of that
+# signature runs in C++ as a ``jax.jit`` call would. Tracers (a call inside a trace),
+# keyword arguments and entries that are not kept go to ``jax.jit``'s handler. Only where
+# the disk cache is on (the test suite runs with it off: tests/lazy/test_lazy_disk.py
+# turns it on); without these JAX internals it is plain ``jax.jit``.
+_EAGER_KINDS = frozenset(["f", "k", "o", "a"])
+_SCALARS = frozenset([bool, int, float, complex])
+_EAGER_MAX = 64  # signatures whose handlers one function keeps (NOTE [Bounded caches])
+
+
+def _eager(dj):
+    """A dispatcher for ``dj`` whose new signatures load their executables from disk
+    (NOTE [Eager disk cache])."""
+    pjit, keys, registry, shard_arg, cpp_call = _PJIT
+    handlers = {}  # (tree, avals, settings) -> (the executable's handler or None, entry)
+
+    def miss(*args, **kwargs):
+        if not kwargs:
+            leaves, tree = jax.tree_util.tree_flatten(args)
+            avals = []
+            for a in leaves:
+                c = a.__class__
+                if c is _ArrayImpl:
+                    av = a.aval
+                    avals.append((av.shape, av.dtype, av.weak_type))
+                elif c in _SCALARS:  # its aval follows from its type (and x64, keyed)
+                    avals.append(c.__name__)
+                else:  # a tracer, another value
+                    break
+            else:
+                # the settings too: a change (a JAX context manager) misses JAX's dispatcher
+                fp = _fingerprint()
+                key = (tree, tuple(avals), fp.digest())
+                got = handlers.get(key)
+                if got is None:
+                    got = _handler(dj, key, args, fp)
+                    if len(handlers) >= _EAGER_MAX:
+                        handlers.clear()
+                    handlers[key] = got
+                h, name = got
+                if h is not None:
+                    try:
+                        return h(*args)
+                    except Exception:
+                        out = dj.plain()._cache_miss(*args)  # raises what is the caller's
+                        handlers[key] = (None, name)  # else the entry does not run: JAX's
+                        _drop(name)  # path for good
+                        return out
+        return dj.plain()._cache_miss(*args, **kwargs)
+
+    name = getattr(dj.fun, "__name__", "fun")
+    return pjit(name, None, miss, [], [], keys(), registry, shard_arg)
+
+
+def _handler(dj, key, args, fp):
+    """The cache-miss handler of the executable of ``dj`` at signature ``key`` (and
+    ``fp``, the fingerprint), loaded or compiled and written (None where it is not kept),
+    and its entry's name."""
+    name = _digest("exe", (dj, key[0], key[1]), fp)
+    exe = None if name is None else _obtain(name, dj, args)[0]
+    call = None if exe is None else _PJIT[4](exe._executable, exe._params)
+    return (None if call is None else call._cache_miss), name
+
+
+def add_arrays(x, y):
+    """``x + y`` of two arrays, by a jitted add kept on disk where both are concrete (the
+    engine's and ``.grad``'s accumulation, NOTE [Eager disk cache])."""
+    if x.__class__ is _ArrayImpl and y.__class__ is _ArrayImpl:
+        return _ADD(x, y)
+    return x + y
+
+
+def _add(x, y):
+    return x + y
+
+
+_ADD = DeferredJit(_add)
+_ADD._wg_src = ("a",)
+_engine.add_arrays[0] = add_arrays
 
 
 # -- prefetching (NOTE [Lazy disk cache]) ----------------------------------------------

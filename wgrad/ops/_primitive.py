@@ -162,9 +162,10 @@ class Primitive:
             f = functools.partial(self.fwd, **dict(akey)) if akey else self.fwd
             if self.jit:
                 f = _lazy_disk.DeferredJit(f)  # NOTE [Deferred jit]
+                f._wg_src = ("f", self, akey)  # NOTE [Lazy disk cache]
                 if self.host is not None:
                     f = _host_forward(self.host, f, dict(akey))
-                f._wg_src = ("f", self, akey)  # NOTE [Lazy disk cache]
+                    f._wg_src = f.xla._wg_src
             _bounded_put(self._fwd_cache, akey, f)
         return f
 
@@ -389,6 +390,8 @@ class Primitive:
         if k is None:
             k = self._build_kernel(attrs, needs, in_meta, out_meta)
             k._wg_src = ("k", self) + key  # NOTE [Lazy disk cache]
+            if self.host is not None:
+                k.xla._wg_src = k._wg_src
             _bounded_put(self._bwd_cache, key, k)
         return k
 
@@ -432,6 +435,7 @@ def _host_kernel(host, jitted, needs, in_meta, attrs, names):
     def k(grads, saved_vals):
         out = host.backward(needs, in_meta, attrs, grads, names, saved_vals)
         return jitted(grads, saved_vals) if out is None else out
+    k.xla = jitted
     return k
 
 

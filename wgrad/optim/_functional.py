@@ -30,6 +30,8 @@ import sys
 import jax
 import jax.numpy as jnp
 
+from ..ops._lazy_disk import DeferredJit
+
 __all__ = ["group_update", "RULES"]
 
 _SCALAR_STATE = frozenset(("step", "mu_product", "eta", "mu"))
@@ -260,7 +262,9 @@ def _group(rule, static, maximize, hyper, ps, gs, ss):
 @functools.lru_cache(maxsize=256)
 def _compiled(rule, static, maximize, donate):
     fn = functools.partial(_group, RULES[rule], static, maximize)
-    return jax.jit(fn, donate_argnums=(1, 3) if donate else ())
+    fn = DeferredJit(fn, donate_argnums=(1, 3) if donate else ())
+    fn._wg_src = ("o", rule, static, maximize, donate)  # NOTE [Eager disk cache]
+    return fn
 
 
 def _sole_owners(ps, ss, lists=1):
