@@ -243,11 +243,43 @@ def test_python_numbers_out_of_an_integer_range_raise_as_torch(data, name):
     assert got[0] == got[1]
 
 
+@pytest.mark.parametrize("call", [
+    "full((2,), 1e40)", "full((2,), 3.4028235e38)", "full((1,), 1e40)",
+    "full((2,), 70000.0, dtype=L.float16)", "full((1,), 70000.0, dtype=L.float16)",
+    "full((), 1e40, dtype=L.bfloat16)", "full((2,), 65504.0, dtype=L.float16)",
+    "full((2,), 1e300, dtype=L.float64)", "full((), 300, dtype=L.int8)",
+    "full((2,), -1, dtype=L.uint8)", "full((2,), -256, dtype=L.uint8)",
+    "full((2,), 2 ** 63)", "full((2,), 2 ** 63, dtype=L.float32)", "full((2,), 2 ** 64)",
+    "full((2,), -2 ** 63 - 1, dtype=L.float32)", "full((2,), float('nan'), dtype=L.int32)",
+    "full((2,), 3.5, dtype=L.int32)", "full((2,), complex(1, 1e40), dtype=L.complex64)",
+    "full((2,), 1 + 1j, dtype=L.float32)", "full((2,), 1 + 0j, dtype=L.float32)",
+    "full((2,), 2, dtype=L.bool)", "full_like(L.zeros(2), 1e40)",
+    "zeros(2).new_full((3,), 1e40)", "zeros(1, dtype=L.float16).fill_(1e40)",
+    "zeros(2, dtype=L.float16).fill_(1e40)", "zeros(2).fill_(2 ** 64)",
+    "zeros(1, dtype=L.float16).masked_fill(L.ones(1, dtype=L.bool), 1e40)"])
+def test_numbers_a_tensor_is_filled_with_are_checked_as_torch(call):
+    # c10's checked_convert: values beyond the dtype raise, not inf or a wrapped integer;
+    # float16 and bfloat16 filled one element at a time take any value
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (wgrad, torch):
+        try:
+            got.append(eval("L." + call, {"L": lib}).tolist())
+        except (RuntimeError, OverflowError) as e:
+            got.append((type(e), str(e)))
+    assert got[0] == got[1]
+
+
 def test_fillers_of_new_shapes_compile_nothing_on_a_cpu():
     # NOTE [Fillers on the host]: values as PyTorch's, bytes for bytes, and no XLA program
     torch = pytest.importorskip("torch")
     before = len(_COMPILES)
     made = [(wgrad.zeros(n, 3), torch.zeros(n, 3)) for n in range(11, 14)]
+    made += [(wgrad.eye(n, 3, dtype=wgrad.complex64), torch.eye(n, 3, dtype=torch.complex64))
+             for n in (3, 4)]
+    made += [(wgrad.empty(n), torch.zeros(n)) for n in (15, 16)]
+    made += [(wgrad.zeros(n, device="cpu"), torch.zeros(n)) for n in (17, 18)]
+    drawn = [wgrad.randn(19, 3), wgrad.rand(20, dtype=wgrad.complex64)]  # values: NumPy's
     made += [(wgrad.ones(2, n, dtype=wgrad.int8), torch.ones(2, n, dtype=torch.int8))
              for n in range(11, 13)]
     made += [(wgrad.full((n,), 2.5, dtype=wgrad.complex64),
@@ -256,5 +288,6 @@ def test_fillers_of_new_shapes_compile_nothing_on_a_cpu():
              (wgrad.zeros(4, dtype=wgrad.bool), torch.zeros(4, dtype=torch.bool))]
     if jax.default_backend() == "cpu":
         assert len(_COMPILES) == before
+    assert [d.dtype for d in drawn] == [wgrad.float32, wgrad.complex64]
     for w, t in made:
         assert w.numpy().tobytes() == t.numpy().tobytes() and w.numpy().dtype == t.numpy().dtype

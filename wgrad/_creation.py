@@ -19,6 +19,7 @@ from .ops._primitive import Primitive, check_broadcast
 from .ops._primitive import _top_level
 from .ops import _host_gemm
 from .ops._promote import scalar_dtype
+from .ops._promote import check_number
 from .ops.shape import _new_size, as_strided
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
@@ -89,18 +90,22 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         d = {"float64": D.float32, "complex128": D.complex64, "int64": D.int32}[d.name]
     if from_python and d.np.kind in "iu" and type(arr) is np.ndarray:
         _check_range(arr, d)
-    if type(arr) is np.ndarray and np.can_cast(arr.dtype, d.np, "same_kind") and _top_level():
+    return _finish(_from_host(arr, d.np), requires_grad, device)
+
+
+def _from_host(arr, dt, fresh=False):
+    """A JAX array of NumPy dtype ``dt`` with the values of ``arr`` (a NumPy or JAX array;
+    ``fresh``: a NumPy array nothing else holds, which JAX may take without a copy)."""
+    if type(arr) is np.ndarray and np.can_cast(arr.dtype, dt, "same_kind") and _top_level():
         # NOTE [Tensors from host data]
-        if arr.dtype == d.np:
-            host = np.array(arr)
+        if arr.dtype == dt:
+            host = arr if fresh else np.array(arr)
         else:
             with np.errstate(over="ignore"):  # 1e40 -> inf as torch: silently
-                host = arr.astype(d.np)
-        out = jax.device_put(host, may_alias=True)
-    else:
-        with np.errstate(invalid="ignore", over="ignore"):  # as PyTorch: no warning
-            out = jnp.array(arr, dtype=d.np)
-    return _finish(out, requires_grad, device)
+                host = arr.astype(dt)
+        return jax.device_put(host, may_alias=True)
+    with np.errstate(invalid="ignore", over="ignore"):  # as PyTorch: no warning
+        return jnp.array(arr, dtype=dt)
 
 
 def _check_range(arr, d):
@@ -189,18 +194,17 @@ def _made(make, args, requires_grad, device):
 # not exist: JAX adopts an aligned host buffer without a copy (NOTE [Host GEMM]). So there,
 # outside any trace (inside one the filler is part of the traced program) and for up to
 # HOST_FILL_MAX bytes (above, XLA's fill uses both cores), ``zeros``/``ones``/``full``
-# fill an aligned NumPy buffer and hand it to JAX. The value must be exact in the dtype's
-# kind (a float or an integer for floating and complex dtypes, a complex number for complex
-# ones, an integer within range for integer ones, 0 or 1 for bool): anything else (and
-# bfloat16, a device given, as the ``*_like`` functions give theirs) keeps the program.
+# (and the ``*_like`` ones), ``eye`` and optimizers' state (``filled_like``) fill an
+# aligned NumPy buffer and hand it to JAX. The value must be exact in the dtype's kind (a
+# float or an integer for floating and complex dtypes, a complex number for complex ones,
+# an integer within range for integer ones, 0 or 1 for bool): anything else (and
+# bfloat16) keeps the program. A device given is the only one there is, or not a CPU's.
 HOST_FILL_MAX = 1 << 22
 
 
 def _host_filled(shape, value, dtype):
     """``jnp.full(shape, value, dtype)`` made on the host, or None where it is not
     (NOTE [Fillers on the host])."""
-    if not _host_gemm.cpu_only() or not _top_level():
-        return None
     dt = np.dtype(dtype)
     k = dt.kind
     t = type(value)
@@ -211,12 +215,26 @@ def _host_filled(shape, value, dtype):
         ok = t in (int, bool) and info.min <= value <= info.max
     else:
         ok = k == "b" and t in (int, bool) and value in (0, 1)
-    if not ok or math.prod(shape) * dt.itemsize > HOST_FILL_MAX:
+    return _host_made(shape, dt, lambda a: a.fill(value)) if ok else None
+
+
+def _host_made(shape, dt, fill):
+    """An array of ``shape`` and NumPy dtype ``dt`` that ``fill(buffer)`` writes, made on
+    the host and adopted by JAX; None where that is not done (NOTE [Fillers on the
+    host])."""
+    if not _host_gemm.cpu_only() or not _top_level() or \
+            math.prod(shape) * dt.itemsize > HOST_FILL_MAX:
         return None
     a = _host_gemm._empty(tuple(shape), dt)
     with np.errstate(over="ignore"):  # 1e40 as float32 is inf, as in PyTorch
-        a.fill(value)
+        fill(a)
     return _host_gemm.unguarded(_adopt, a)
+
+
+def _on_host(device):
+    """Whether a new tensor for ``device`` can be made on the host."""
+    return device is None or _host_gemm.cpu_only() and \
+        _dev(device).jax_device() == _default_jax_device()
 
 
 def _adopt(a):
@@ -224,11 +242,28 @@ def _adopt(a):
 
 
 def _filled(shape, value, dtype, requires_grad, device):
-    if device is None:
+    if _on_host(device):
         host = _host_filled(shape, value, dtype)
         if host is not None:
             return _finish(host, requires_grad)
     return _made(jnp.full, (shape, value, dtype), requires_grad, device)
+
+
+def filled(value, dtype):
+    """A 0-dim ``jnp.full((), value, dtype)`` for wgrad's own state (optimizers' steps),
+    made on the host where it can be (NOTE [Fillers on the host])."""
+    host = _host_filled((), value, dtype)
+    return jnp.full((), value, dtype) if host is None else host
+
+
+def filled_like(a, value):
+    """``jnp.full_like(a, value)`` for wgrad's own state arrays (optimizers'), made on the
+    host where it can be (NOTE [Fillers on the host])."""
+    if type(a) is _host_gemm._ArrayImpl:
+        host = _host_filled(a.shape, value, a.dtype)
+        if host is not None:
+            return host
+    return jnp.full_like(a, value)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
@@ -243,8 +278,7 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
     d = _dt(dtype)
-    return _finish(jnp.zeros(_new_size(size, d.itemsize, "empty"), d.np), requires_grad,
-                   device)
+    return _filled(_new_size(size, d.itemsize, "empty"), 0, d.np, requires_grad, device)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -323,6 +357,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     d = _dt(dtype)
     shape = _new_size((size,), d.itemsize, "full")
     if isinstance(fill_value, (int, float, complex)):
+        check_number(d, fill_value, reduced_unchecked=math.prod(shape) == 1)
+        if isinstance(fill_value, complex) and not d.is_complex:
+            fill_value = fill_value.real  # its imaginary part is 0 (checked)
         return _filled(shape, fill_value, d.np, requires_grad, device)
     return _finish(jnp.full(shape, fill_value, d.np), requires_grad, device)
 
@@ -382,8 +419,17 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    _new_size((n, n if m is None else m), d.itemsize)
+    shape = _new_size((n, n if m is None else m), d.itemsize)
+    if _on_host(device) and np.dtype(d.np).kind in "fciub":
+        host = _host_made(shape, np.dtype(d.np), _eye_fill)
+        if host is not None:
+            return _finish(host, requires_grad)
     return _made(jnp.eye, (n, m, 0, d.np), requires_grad, device)
+
+
+def _eye_fill(a):
+    a.fill(0)
+    np.fill_diagonal(a, 1)
 
 
 def _tri_indices(name, np_fn, row, col, offset, dtype, device, requires_grad):
@@ -626,7 +672,7 @@ def _random(draw, complex_scale, size, generator, dtype, device, requires_grad):
                 a = a * complex_scale
         else:
             a = draw(r, shape)
-    return _finish(jnp.asarray(a, d.np), requires_grad, device)
+    return _finish(_from_host(a, d.np, fresh=True), requires_grad, device)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):

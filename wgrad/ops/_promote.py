@@ -1,5 +1,8 @@
 """Torch's type promotion (dimensioned tensors > zero-dim tensors > Python scalars)."""
 import builtins
+import math
+
+import jax.numpy as jnp
 
 from .. import _dtype as D
 from .._tensor import Tensor
@@ -87,3 +90,56 @@ def as_tensor_arg(x, name="input"):
     if isinstance(x, Tensor):
         return x
     raise TypeError(f"{name} must be a Tensor, not {type(x).__name__}")
+
+
+def check_number(d, value, reduced_unchecked=False):
+    """torch's check of a number converted to dtype ``d`` (c10's ``checked_convert``): a
+    Python int within [-2**63, 2**64) (else pybind11's OverflowError), then within the
+    dtype's range, no nan or inf into an integer type, an integer into an unsigned type
+    down to ``-max``, which wraps, and no complex number with an imaginary part into a real
+    type; ``reduced_unchecked``: float16 and bfloat16 take any value (it rounds to inf)."""
+    if hasattr(value, "item"):  # a NumPy scalar or array
+        value = value.item()
+    if type(value) is int and not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError("int too big to convert" if value > 0 else
+                            "can't convert negative int to unsigned")
+    if d is D.bool:
+        return
+    parts = (value,)
+    if isinstance(value, builtins.complex):
+        if value.imag and not d.is_complex:
+            overflow(d)
+        parts = (value.real, value.imag) if d.is_complex else (value.real,)
+    if reduced_unchecked and d in (D.float16, D.bfloat16):
+        return
+    if not builtins.all(_fits(d.to_real(), v) for v in parts):
+        overflow(d)
+
+
+def _fits(d, v):
+    if isinstance(v, builtins.bool):
+        return True
+    if d.is_floating_point:
+        if isinstance(v, float) and not math.isfinite(v):
+            return True
+        return builtins.abs(v) <= float(jnp.finfo(d.np).max)
+    info = jnp.iinfo(d.np)
+    if isinstance(v, float):
+        # compared exactly (c10 compares in double, so 2.0**63 passes into int64 and
+        # becomes its lowest value there: refused here); False for nan
+        return info.min <= v <= info.max
+    if info.min == 0 and v < 0:
+        return -v <= info.max
+    return info.min <= v <= info.max
+
+
+def overflow(d):
+    raise RuntimeError(f"value cannot be converted to type {_C_TYPE[d.name]} without overflow")
+
+
+# the C++ type names in torch's conversion errors
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
+           "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "int16_t",
+           "int8": "int8_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
+           "uint64": "uint64_t", "bool": "bool",
+           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}

@@ -17,7 +17,7 @@ from .._tensor import Tensor, _make
 from ._lazy import raw as _raw
 from ._out import _CPP, apply_out, no_derivative_formula
 from ._primitive import Primitive, check_broadcast, device_constant, holomorphic, lazy_fast
-from ._promote import float_dtype, result_type
+from ._promote import check_number, float_dtype, overflow, result_type
 from ._views import conj_bits
 from .compare import _check_tensor
 from .indexing import nonzero
@@ -859,60 +859,22 @@ def masked_fill(input, mask, value):
     return _masked_fill(input, mask, value)
 
 
-def check_fill_value(input, value, setitem=False):
+def check_fill_value(input, value, setitem=False, fill=False):
     """torch's check of a value written into ``input`` (fill, masked_fill, setitem): a
     complex one needs a complex tensor unless its imaginary part is 0 (JAX would drop it),
-    and a number must fit the dtype (c10's ``overflows``: within its range, no nan or inf
-    into an integer type, an integer into an unsigned type down to ``-max``, which wraps;
-    torch's setitem checks no range for float16 and bfloat16: it converts through a wider
-    tensor). A tensor value is refused only when complex into a real tensor, as
-    masked_fill's (fill_ and setitem cast it with a warning: they pass numbers only)."""
+    and a number must fit the dtype (``check_number``; torch's setitem checks no range for
+    float16 and bfloat16: it converts through a wider tensor, nor does ``fill`` of one
+    element: it converts through float). A tensor value is refused only when complex into
+    a real tensor, as masked_fill's (fill_ and setitem cast it with a warning: they pass
+    numbers only)."""
     d = input.dtype
     if isinstance(value, Tensor):
         if value._data.dtype.kind == "c" and not d.is_complex:
-            _overflow(d)
+            overflow(d)
         return
-    if d is D.bool or isinstance(value, jax.core.Tracer):
+    if isinstance(value, jax.core.Tracer):
         return
-    if hasattr(value, "item"):  # a NumPy scalar or array
-        value = value.item()
-    parts = (value,)
-    if isinstance(value, builtins.complex):
-        if value.imag and not d.is_complex:
-            _overflow(d)
-        parts = (value.real, value.imag) if d.is_complex else (value.real,)
-    if setitem and d in (D.float16, D.bfloat16):
-        return
-    if not builtins.all(_fits(d.to_real(), v) for v in parts):
-        _overflow(d)
-
-
-def _fits(d, v):
-    if isinstance(v, builtins.bool):
-        return True
-    if d.is_floating_point:
-        if isinstance(v, float) and not math.isfinite(v):
-            return True
-        return builtins.abs(v) <= float(jnp.finfo(d.np).max)
-    info = jnp.iinfo(d.np)
-    if isinstance(v, float):
-        # compared exactly (c10 compares in double, so 2.0**63 passes into int64 and
-        # becomes its lowest value there: refused here); False for nan
-        return info.min <= v <= info.max
-    if info.min == 0 and v < 0:
-        return -v <= info.max
-    return info.min <= v <= info.max
-
-
-def _overflow(d):
-    raise RuntimeError(f"value cannot be converted to type {_C_TYPE[d.name]} without overflow")
-
-
-# the C++ type names in torch's conversion errors
-_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half",
-           "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "int16_t",
-           "int8": "int8_t", "uint8": "uint8_t", "bool": "bool",
-           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+    check_number(d, value, reduced_unchecked=setitem or fill and input.numel() == 1)
 
 
 _atan2 = Primitive(

@@ -691,7 +691,7 @@ def _check_fill(input, value):
             warnings.warn("Casting complex values to real discards the imaginary part",
                           UserWarning, stacklevel=3)
     elif isinstance(value, (int, float, complex)) or hasattr(value, "item"):
-        _E.check_fill_value(input, value)
+        _E.check_fill_value(input, value, fill=True)
     else:
         bad = (f"      didn't match because some of the arguments have invalid types: "
                f"(Tensor, !{type(value).__name__}!)\n")

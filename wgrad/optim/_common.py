@@ -1,6 +1,7 @@
 """Helpers shared by the optimizer classes: option checks and state constructors."""
 import jax.numpy as jnp
 
+from .._creation import filled, filled_like
 from .._dtype import get_default_dtype
 from .._tensor import Tensor, _make
 
@@ -34,11 +35,11 @@ def _scalar_dtype():
 
 def scalar_state(v=0.0):
     """A 0-dim ``step``-like state tensor (float32, or float64 under a float64 default)."""
-    return _make(jnp.full((), v, _scalar_dtype()))
+    return _make(filled(v, _scalar_dtype()))
 
 
 def zeros_like(p):
-    return _make(jnp.zeros_like(p._data))
+    return _make(filled_like(p._data, 0))
 
 
 def full_like(p, v):
@@ -46,7 +47,7 @@ def full_like(p, v):
     Adagrad and Rprop initialise (each real component gets ``v``)."""
     if jnp.iscomplexobj(p._data):
         v = v * (1 + 1j)  # complex(v, v), also for a traced v
-    return _make(jnp.full(p._data.shape, v, p._data.dtype))
+    return _make(filled_like(p._data, v))
 
 
 def value(x):
