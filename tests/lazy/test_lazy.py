@@ -211,6 +211,27 @@ def test_size_cap_flushes_and_a_loop_hits_the_cache():
     np.testing.assert_allclose(y.numpy(), np.ones(4))
 
 
+def test_a_changed_matmul_precision_is_not_served_a_program_made_under_the_old_one():
+    # a segment's executable is kept per settings too: on a GPU "highest" after "high"
+    # would otherwise keep running TF32 products
+    a = wgrad.ones(4, 4)
+    prev = wgrad.get_float32_matmul_precision()
+
+    def step():
+        with wgrad.lazy():
+            return float((a @ a).sum())
+    try:
+        step()
+        before = wgrad.lazy.stats()["compiles"]
+        step()
+        assert wgrad.lazy.stats()["compiles"] == before  # the same settings: cached
+        wgrad.set_float32_matmul_precision("high" if prev == "highest" else "highest")
+        assert step() == 64.0
+        assert wgrad.lazy.stats()["compiles"] == before + 1
+    finally:
+        wgrad.set_float32_matmul_precision(prev)
+
+
 def _small_caps(monkeypatch, base, most, after):
     """NOTE [Segment cap growth] at a small scale (short segments compile fast)."""
     monkeypatch.setattr(_lazy, "BASE_CAP", base)

@@ -86,6 +86,7 @@ from weakref import ref as _weakref
 
 import jax
 from jax._src.array import ArrayImpl as _ArrayImpl  # the class of concrete arrays
+from jax._src.config import trace_context as _trace_context  # what jit keys on besides avals
 
 from .._autograd.lazy_mode import state
 from .._device import default_jax_device as _default_jax_device
@@ -463,7 +464,9 @@ def _flush(seg, wanted=None):
         ops = tuple(seg.ops)
         live = tuple(live)
         packs = tuple(packs)
-        key = (ops, tuple(seg.ext_avals), live, packs)
+        # the settings a jitted function is keyed by too (the matmul precision...): an
+        # executable made under others is not the program asked for now
+        key = (ops, tuple(seg.ext_avals), live, packs, _trace_context())
         got = _CACHE.get(key)
         new = got is None
         if new:

@@ -392,7 +392,7 @@ def _call_once_each(fn, tree, uniq, pos):
     weight every op of a loop saves), and each argument of a call costs (a 48-op chain
     group: 37 leaves, 15 distinct, 23 -> 12 us). The wrapper per pattern of repeats is
     cached (NOTE [Bounded caches])."""
-    key = (fn, tree, tuple(pos))
+    key = (fn, tree, tuple(pos), _lazy._trace_context())  # the settings: see _lazy._flush
     f = _ONCE.get(key)
     if f is None:
         def f(*u, pos=key[2]):
