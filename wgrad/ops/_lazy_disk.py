@@ -549,7 +549,8 @@ def _eager(dj):
         return dj.plain()._cache_miss(*args, **kwargs)
 
     name = getattr(dj.fun, "__name__", "fun")
-    return pjit(name, None, miss, [], [], keys(), registry, shard_arg)
+    # fun: what runs under jax.disable_jit(), as a jax.jit function's
+    return pjit(name, dj.fun, miss, [], [], keys(), registry, shard_arg)
 
 
 def _handler(dj, key, args, fp):
