@@ -154,6 +154,31 @@ def test_eager_executables_are_loaded_without_tracing(tmp_path):
     assert entries.count(_lazy_disk._NOT_KEPT) >= 1  # inv's forward: JAX's own path
 
 
+def test_an_eager_dispatcher_keeps_its_executables_per_setting(tmp_path, monkeypatch):
+    # NOTE [Eager disk cache] in this process: a changed matmul precision misses JAX's
+    # dispatcher, and our table of handlers must miss too (the old program is not served)
+    monkeypatch.setitem(_lazy_disk._state, "dir", str(tmp_path))
+    traced = []
+
+    def f(a, b):
+        traced.append(1)
+        return a @ b
+    d = _lazy_disk.DeferredJit(f)
+    d._wg_src = ("f", "a test's product", ())
+    a = jnp.ones((3, 3), jnp.float32)
+    prev = wgrad.get_float32_matmul_precision()
+    try:
+        np.testing.assert_array_equal(d(a, a), 3 * np.ones((3, 3)))
+        d(a, a + 1)
+        assert len(traced) == 1 and d._cache_size() == 1  # kept by JAX's dispatcher
+        wgrad.set_float32_matmul_precision("high" if prev == "highest" else "highest")
+        np.testing.assert_array_equal(d(a, a), 3 * np.ones((3, 3)))
+        assert len(traced) == 2  # compiled for the new setting, not the old one served
+    finally:
+        wgrad.set_float32_matmul_precision(prev)
+    assert len([n for n in os.listdir(tmp_path) if n.endswith(".exe")]) == 2
+
+
 def test_unreadable_entries_are_compiled_again(tmp_path):
     first = _run(tmp_path)
     for name in os.listdir(tmp_path / "wgrad-lazy"):

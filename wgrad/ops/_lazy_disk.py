@@ -521,7 +521,7 @@ def _eager(dj):
     handlers = {}  # (tree, avals, settings) -> (the executable's handler or None, entry)
 
     def miss(*args, **kwargs):
-        if not kwargs:
+        if not kwargs and directory() is not None:
             leaves, tree = jax.tree_util.tree_flatten(args)
             avals = []
             for a in leaves:
