@@ -247,7 +247,9 @@ def test_a_deferred_jit_is_made_at_its_first_use():
     np.testing.assert_array_equal(d(jnp.arange(3.0)), [0.0, 2.0, 4.0])
     n = len(traced)
     d(jnp.arange(3.0) + 1)
-    assert d._cache_size() == 1 and len(traced) == n  # kept: not traced again
+    # kept: not traced again (JAX's dispatcher cache is one LRU of 8192 entries for every
+    # jitted function: late in a long pytest worker it was seen empty right after the call)
+    assert len(traced) == n and d._cache_size() <= 1
     assert "multiply" in d.lower(jnp.arange(3.0)).as_text()
     assert d._wg_src == ("a key",)
 
