@@ -256,15 +256,25 @@ def test_python_numbers_out_of_an_integer_range_raise_as_torch(data, name):
     "full((2,), 2, dtype=L.bool)", "full_like(L.zeros(2), 1e40)",
     "zeros(2).new_full((3,), 1e40)", "zeros(1, dtype=L.float16).fill_(1e40)",
     "zeros(2, dtype=L.float16).fill_(1e40)", "zeros(2).fill_(2 ** 64)",
-    "zeros(1, dtype=L.float16).masked_fill(L.ones(1, dtype=L.bool), 1e40)"])
-def test_numbers_a_tensor_is_filled_with_are_checked_as_torch(call):
+    "zeros(1, dtype=L.float16).masked_fill(L.ones(1, dtype=L.bool), 1e40)",
+    "zeros(2, dtype=L.int8).clamp(min=-129)", "clamp(L.zeros(2, dtype=L.int8), 300, 400)",
+    "zeros(2).clamp(max=1e40)", "zeros(2, dtype=L.int8).clamp_max(300)",
+    "zeros(2, dtype=L.float16).clamp(max=1e6)", "zeros(2, dtype=L.uint8).clamp(min=-1)",
+    "zeros(2, dtype=L.int8).clamp(min=0.5)", "zeros(2, dtype=L.int8).clamp(min=L.tensor(300))",
+    "where(L.tensor([True, False]), L.zeros(2), 1e40)",
+    "where(L.tensor([True, False]), 300, L.zeros(2, dtype=L.int8))",
+    "where(L.tensor([True, False]), L.zeros(2, dtype=L.float16), 1e6)",
+    "zeros(2).add(L.ones(2), alpha=1e40)", "zeros(2).lerp(L.ones(2), 1e40)",
+    "zeros(2, dtype=L.int8).add(L.ones(2, dtype=L.int8), alpha=300)"])
+def test_numbers_converted_to_a_dtype_are_checked_as_torch(call):
     # c10's checked_convert: values beyond the dtype raise, not inf or a wrapped integer;
-    # float16 and bfloat16 filled one element at a time take any value
+    # float16 and bfloat16 filled one element at a time (or where's) take any value
     torch = pytest.importorskip("torch")
     got = []
     for lib in (wgrad, torch):
         try:
-            got.append(eval("L." + call, {"L": lib}).tolist())
+            r = eval("L." + call, {"L": lib})
+            got.append((r.tolist(), str(r.dtype).split(".")[-1]))
         except (RuntimeError, OverflowError) as e:
             got.append((type(e), str(e)))
     assert got[0] == got[1]

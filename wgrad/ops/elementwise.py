@@ -154,6 +154,8 @@ def _round_div(a, b, mode):
 
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with torch's type promotion."""
+    if alpha != 1:
+        check_number(result_type(input, other), alpha)  # 1e40 into float32 raises
     return _binary(_add, input, other, alpha=alpha)
 
 
@@ -161,6 +163,8 @@ def sub(input, other, *, alpha=1):
     if result_type(input, other) is D.bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if alpha != 1:
+        check_number(result_type(input, other), alpha)
     return _binary(_sub, input, other, alpha=alpha)
 
 
@@ -172,6 +176,8 @@ def rsub(input, other, *, alpha=1):
     if result_type(input, other) is D.bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if alpha != 1:
+        check_number(result_type(input, other), alpha)
     return _binary(_rsub, input, other, alpha=alpha)
 
 
@@ -709,7 +715,11 @@ def where(condition, input=None, other=None):
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
                       "and will be removed in a future version of PyTorch. Use a boolean "
                       "condition instead.", UserWarning, stacklevel=2)
-    return _where(condition, input, other, dtype=result_type(input, other).np)
+    d = result_type(input, other)
+    for v in (input, other):
+        if not isinstance(v, Tensor):  # c10's checked_convert into the result's dtype (a
+            check_number(d, v, reduced_unchecked=True)  # float16's through a wider type)
+    return _where(condition, input, other, dtype=d.np)
 
 
 def _clamp_fwd(self, min, max):
@@ -772,7 +782,24 @@ def clamp(input, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input.is_complex():
         raise NotImplementedError("clamp is not supported for complex types")
-    return _clamp(input, min, max)
+    input = _clamp_input(input, min, max)
+    return _clamp(input, _clamp_bound(min, input.dtype), _clamp_bound(max, input.dtype))
+
+
+def _clamp_input(input, min, max):
+    """``input`` in torch's result dtype of clamp (an integer tensor with a float bound is
+    clamped in the default float dtype), its number bounds checked into that dtype as
+    c10 does: out of range they raise, where the product would wrap them (300 as int8)."""
+    d = result_type(input, *[b for b in (min, max) if b is not None])
+    for b in (min, max):
+        if b is not None and not isinstance(b, Tensor):
+            check_number(d, b)
+    return input if d is input.dtype else input.to(d)
+
+
+def _clamp_bound(b, d):
+    """A tensor bound in the result's dtype (300 as int8 is 44, as torch's cast)."""
+    return b.to(d) if isinstance(b, Tensor) and b.dtype is not d else b
 
 
 clip = clamp
@@ -907,7 +934,9 @@ def _ctype(t):
 
 def _coef(v, d):
     """A number argument (``alpha``, ``value``...) cast to dtype ``d`` as torch does (ints
-    truncated, a complex number with an imaginary part refused by a real dtype)."""
+    truncated, a complex number with an imaginary part refused by a real dtype, one out
+    of the dtype's range refused: ``check_number``)."""
+    check_number(d, v)
     if isinstance(v, builtins.complex) and not d.is_complex:
         if v.imag:
             raise RuntimeError(f"value cannot be converted to type "
@@ -1308,7 +1337,9 @@ def copysign(input, other):
 def _clamp_one(input, min, max, op):
     if input.is_complex():
         raise NotImplementedError("clamp is not supported for complex types")
-    return _clamp(input, min, max, op=op)
+    input = _clamp_input(input, min, max)
+    return _clamp(input, _clamp_bound(min, input.dtype), _clamp_bound(max, input.dtype),
+                  op=op)
 
 
 def clamp_min(input, min):
