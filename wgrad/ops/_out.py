@@ -290,6 +290,17 @@ _CPP = {"float32": "float", "float64": "double", "float16": "c10::Half",
         "bool": "bool", "complex64": "c10::complex<float>",
         "complex128": "c10::complex<double>"}
 _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def kind(npd):
+    """A NumPy dtype's kind, "f" for bfloat16 too (NumPy calls ml_dtypes' floats "V")."""
+    k = npd.kind
+    return "f" if k == "V" else k
+
+
+def kind_rank(npd):
+    """torch's category order: bool < integer < floating < complex."""
+    return _KIND_RANK[kind(npd)]
 _ERR_RESIZE = (
     "An output with one or more elements was resized since it had shape {}, which does not "
     "match the required output shape {}. This behavior is deprecated, and in a future "
@@ -309,10 +320,10 @@ def _requires_grad(args):
 
 
 _FITS = {"exact": lambda rd, od: False,
-         "cast_exact": lambda rd, od: _KIND_RANK[rd.kind] <= _KIND_RANK[od.kind],
-         "cast": lambda rd, od: _KIND_RANK[rd.kind] <= _KIND_RANK[od.kind],
-         "float": lambda rd, od: od.kind == "f",
-         "floatc": lambda rd, od: od.kind in "fc",
+         "cast_exact": lambda rd, od: kind_rank(rd) <= kind_rank(od),
+         "cast": lambda rd, od: kind_rank(rd) <= kind_rank(od),
+         "float": lambda rd, od: kind(od) == "f",
+         "floatc": lambda rd, od: kind(od) in "fc",
          "real": lambda rd, od: od.kind != "c"}
 
 

@@ -30,7 +30,7 @@ from . import linear_algebra as _L
 from . import reduction as _R
 from . import shape as _S
 from ._primitive import OpNode, Primitive
-from ._out import _CPP
+from ._out import _CPP, kind_rank
 from .compare import _check_tensor
 from ._views import _replay, _write, _write_raw, check_view_inplace, rebind as _rebind
 from ._views import fill_chain, split_chain, write_filled
@@ -130,9 +130,6 @@ def _snapshot(t):
     return s
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-
-
 def _conform(t, out):
     if not isinstance(out, Tensor):
         out = _make(jnp.asarray(out))
@@ -140,7 +137,7 @@ def _conform(t, out):
         raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast "
                            f"shape {list(out.shape)}")
     if out._data.dtype != t._data.dtype:
-        if _KIND_RANK[out._data.dtype.kind] > _KIND_RANK[t._data.dtype.kind]:
+        if kind_rank(out._data.dtype) > kind_rank(t._data.dtype):
             raise RuntimeError(f"result type {out.dtype.scalar_name} can't be cast to the "
                                f"desired output type {t.dtype.scalar_name}")
         out = out.to(t.dtype)
