@@ -265,8 +265,15 @@ def test_python_numbers_out_of_an_integer_range_raise_as_torch(data, name):
     "where(L.tensor([True, False]), 300, L.zeros(2, dtype=L.int8))",
     "where(L.tensor([True, False]), L.zeros(2, dtype=L.float16), 1e6)",
     "zeros(2).add(L.ones(2), alpha=1e40)", "zeros(2).lerp(L.ones(2), 1e40)",
-    "zeros(2, dtype=L.int8).add(L.ones(2, dtype=L.int8), alpha=300)"])
-def test_numbers_converted_to_a_dtype_are_checked_as_torch(call):
+    "zeros(2, dtype=L.int8).add(L.ones(2, dtype=L.int8), alpha=300)",
+    # results cast into bfloat16 outputs (NumPy calls its kind "V": a KeyError before)
+    "add(L.ones(2), L.ones(2), out=L.zeros(2, dtype=L.bfloat16))",
+    "add(L.ones(2, dtype=L.complex64), L.ones(2), out=L.zeros(2, dtype=L.bfloat16))",
+    "sin(L.ones(2, dtype=L.int64), out=L.zeros(2, dtype=L.bfloat16))",
+    "zeros(2, dtype=L.bfloat16).add_(L.zeros(2, dtype=L.complex64))",
+    "zeros(2, dtype=L.bfloat16).mul_(L.ones(2, dtype=L.int64))",
+    "zeros(2, dtype=L.int32).add_(L.ones(2, dtype=L.bfloat16))"])
+def test_values_converted_to_a_dtype_are_checked_as_torch(call):
     # c10's checked_convert: values beyond the dtype raise, not inf or a wrapped integer;
     # float16 and bfloat16 filled one element at a time (or where's) take any value
     torch = pytest.importorskip("torch")
