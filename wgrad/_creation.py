@@ -103,7 +103,7 @@ def _from_host(arr, dt, fresh=False):
         else:
             with np.errstate(over="ignore"):  # 1e40 -> inf as torch: silently
                 host = arr.astype(dt)
-        return jax.device_put(host, may_alias=True)
+        return _adopt(host)
     with np.errstate(invalid="ignore", over="ignore"):  # as PyTorch: no warning
         return jnp.array(arr, dtype=dt)
 
@@ -238,6 +238,7 @@ def _on_host(device):
 
 
 def _adopt(a):
+    """A host array of wgrad's own as a JAX array, without a copy where JAX can alias it."""
     return jax.device_put(a, may_alias=True)
 
 

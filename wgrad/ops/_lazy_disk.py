@@ -497,8 +497,9 @@ def _obtain(name, jitted, args):
 # so their executables are kept in the same folder, per that key, the argument tree and
 # the leaves' avals (a Python number's by its type), and a later process loads them
 # without tracing anything: warm-cache eager first steps (bench/run.py) chain 123 -> 48
-# ms, MLP 56 -> 18, phase 46 -> 13; a first Adam step 284-324 -> 44-47. The dispatcher is JAX's own C++ one (``_jax.pjit``, what ``jax.jit`` and a
-# loaded ``Compiled`` are made of) with a cache-miss handler of ours: on a signature it
+# ms, MLP 56 -> 18, phase 46 -> 13; a first Adam step 284-324 -> 44-47. The dispatcher
+# is JAX's own C++ one (``_jax.pjit``, what ``jax.jit`` and a loaded ``Compiled`` are made
+# of) with a cache-miss handler of ours: on a signature it
 # has not seen it loads the executable (or compiles it past JAX's cache and writes it,
 # ``_obtain``) and hands back what the loaded executable's own handler gives, the
 # executable included, so that the dispatcher keeps it and every later call of that
@@ -517,7 +518,7 @@ _EAGER_MAX = 64  # signatures whose handlers one function keeps (NOTE [Bounded c
 def _eager(dj):
     """A dispatcher for ``dj`` whose new signatures load their executables from disk
     (NOTE [Eager disk cache])."""
-    pjit, keys, registry, shard_arg, cpp_call = _PJIT
+    pjit, keys, registry, shard_arg, _ = _PJIT
     handlers = {}  # (tree, avals, settings) -> (the executable's handler or None, entry)
 
     def miss(*args, **kwargs):
