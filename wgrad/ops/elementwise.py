@@ -9,6 +9,7 @@ import warnings
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import _dtype as D
 from .._autograd.grad_mode import _state
@@ -154,17 +155,36 @@ def _round_div(a, b, mode):
 
 def add(input, other, *, alpha=1):
     """``input + alpha * other`` with torch's type promotion."""
-    if alpha != 1:
-        check_number(result_type(input, other), alpha)  # 1e40 into float32 raises
+    if alpha != 1 or alpha.__class__ is not int:
+        alpha = _alpha(result_type(input, other), alpha)
     return _binary(_add, input, other, alpha=alpha)
+
+
+def _alpha(d, alpha):
+    """``alpha`` of add/sub/rsub checked as torch's ``alpha_check`` and c10's conversion
+    into the result dtype ``d`` (1e40 into float32 raises), as a bool for bool results and
+    a Python number for a NumPy one (a Scalar to torch: it promotes nothing, and an
+    attribute np.float64(2.5) equal to 2.5 would share its cached function)."""
+    if isinstance(alpha, np.generic):
+        alpha = alpha.item()
+    if isinstance(alpha, builtins.bool) and d is not D.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if not (d.is_floating_point or d.is_complex or isinstance(alpha, int)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a "
+                           "floating point number.")
+    if isinstance(alpha, builtins.complex) and not d.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                           "complex number.")
+    check_number(d, alpha)
+    return builtins.bool(alpha) if d is D.bool else alpha
 
 
 def sub(input, other, *, alpha=1):
     if result_type(input, other) is D.bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    if alpha != 1:
-        check_number(result_type(input, other), alpha)
+    if alpha != 1 or alpha.__class__ is not int:
+        alpha = _alpha(result_type(input, other), alpha)
     return _binary(_sub, input, other, alpha=alpha)
 
 
@@ -176,8 +196,8 @@ def rsub(input, other, *, alpha=1):
     if result_type(input, other) is D.bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    if alpha != 1:
-        check_number(result_type(input, other), alpha)
+    if alpha != 1 or alpha.__class__ is not int:
+        alpha = _alpha(result_type(input, other), alpha)
     return _binary(_rsub, input, other, alpha=alpha)
 
 
@@ -938,10 +958,7 @@ def _coef(v, d):
     of the dtype's range refused: ``check_number``)."""
     check_number(d, v)
     if isinstance(v, builtins.complex) and not d.is_complex:
-        if v.imag:
-            raise RuntimeError(f"value cannot be converted to type "
-                               f"{_CPP.get(d.name, d.scalar_name)} without overflow")
-        v = v.real
+        v = v.real  # its imaginary part is 0 (checked)
     if not (d.is_floating_point or d.is_complex):
         v = int(v)
     return v
@@ -979,11 +996,12 @@ def lerp(input, end, weight):
                                f"{_ctype(weight)}")
         kernel = "lerp_kernel_tensor"
     else:
-        weight = _coef(weight, input.dtype)
         kernel = "lerp_kernel_scalar"
     if not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{input.dtype.scalar_name}'")
+    if not isinstance(weight, Tensor):
+        weight = _coef(weight, input.dtype)
     check_broadcast(*[t.shape for t in (input, end, weight) if isinstance(t, Tensor)])
     return _lerp(input, end, weight, dtype=input.dtype.np)
 
