@@ -98,6 +98,13 @@ def check_number(d, value, reduced_unchecked=False):
     dtype's range, no nan or inf into an integer type, an integer into an unsigned type
     down to ``-max``, which wraps, and no complex number with an imaginary part into a real
     type; ``reduced_unchecked``: float16 and bfloat16 take any value (it rounds to inf)."""
+    c = value.__class__
+    if c is float or c is int and -2 ** 63 <= value < 2 ** 64:  # the common case, fast
+        if d is D.bool or reduced_unchecked and d in (D.float16, D.bfloat16):
+            return
+        if not _fits(d.to_real() if d.is_complex else d, value):
+            overflow(d)
+        return
     if hasattr(value, "item"):  # a NumPy scalar or array
         value = value.item()
     if type(value) is int and not -2 ** 63 <= value < 2 ** 64:
@@ -119,18 +126,30 @@ def check_number(d, value, reduced_unchecked=False):
 def _fits(d, v):
     if isinstance(v, builtins.bool):
         return True
-    if d.is_floating_point:
+    lo, hi = _LIMITS.get(d) or _limits(d)
+    if lo is None:  # a floating dtype
         if isinstance(v, float) and not math.isfinite(v):
             return True
-        return builtins.abs(v) <= float(jnp.finfo(d.np).max)
-    info = jnp.iinfo(d.np)
+        return builtins.abs(v) <= hi
     if isinstance(v, float):
         # compared exactly (c10 compares in double, so 2.0**63 passes into int64 and
         # becomes its lowest value there: refused here); False for nan
-        return info.min <= v <= info.max
-    if info.min == 0 and v < 0:
-        return -v <= info.max
-    return info.min <= v <= info.max
+        return lo <= v <= hi
+    if lo == 0 and v < 0:
+        return -v <= hi
+    return lo <= v <= hi
+
+
+_LIMITS = {}  # dtype -> (None, finfo max) or (iinfo min, iinfo max): clamp's hot path
+
+
+def _limits(d):
+    if d.is_floating_point:
+        got = _LIMITS[d] = (None, float(jnp.finfo(d.np).max))
+    else:
+        info = jnp.iinfo(d.np)
+        got = _LIMITS[d] = (int(info.min), int(info.max))
+    return got
 
 
 def overflow(d):

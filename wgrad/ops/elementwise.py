@@ -810,11 +810,19 @@ def _clamp_input(input, min, max):
     """``input`` in torch's result dtype of clamp (an integer tensor with a float bound is
     clamped in the default float dtype), its number bounds checked into that dtype as
     c10 does: out of range they raise, where the product would wrap them (300 as int8)."""
-    d = result_type(input, *[b for b in (min, max) if b is not None])
+    key = (input.dtype, min.__class__, max.__class__)
+    d = _CLAMP_TYPES.get(key)  # number bounds: the dtype follows from their types
+    if d is None:
+        d = result_type(input, *[b for b in (min, max) if b is not None])
+        if not isinstance(min, Tensor) and not isinstance(max, Tensor):
+            _CLAMP_TYPES[key] = d  # a few dtypes times a few kinds of number: bounded
     for b in (min, max):
         if b is not None and not isinstance(b, Tensor):
             check_number(d, b)
     return input if d is input.dtype else input.to(d)
+
+
+_CLAMP_TYPES = {}
 
 
 def _clamp_bound(b, d):
