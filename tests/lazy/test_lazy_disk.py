@@ -97,8 +97,9 @@ def test_a_later_process_loads_what_an_earlier_one_compiled(tmp_path):
 
 # an eager training step (NOTE [Eager disk cache]): forwards and kernels (a host GEMM
 # among them), a gradient accumulated (w1 twice), Adam's update with a float lr (a Python
-# scalar argument) and its state; then a LAPACK custom call (inv), which is not kept.
-# It prints how many functions JAX traced during the steps, loads, and the results.
+# scalar argument) and its state; then a LAPACK custom call (inv), kept too (jaxlib's
+# LAPACK set up before it is loaded). It prints how many functions JAX traced during the
+# steps and in all, loads, and the results.
 _EAGER = """
 import json
 import numpy as np
@@ -124,10 +125,12 @@ for _ in range(2):
 traced = len(traces) - before
 m = (wgrad.tensor(c(3, 3)) + 3 * wgrad.eye(3)).requires_grad_()
 wgrad.linalg.inv(m).abs().sum().backward()
+traced_all = len(traces) - before
 with jax.disable_jit():  # the dispatcher runs the function itself, as jax.jit's
     m.grad = m.grad * 2
 out = [np.asarray(v).view(np.float32).ravel().tolist() for v in (w1.detach(), w2.detach(), m.grad)]
-print(json.dumps({"traced": traced, "loads": wgrad.ops._lazy_disk._state["loads"],
+print(json.dumps({"traced": traced, "traced_all": traced_all,
+                  "loads": wgrad.ops._lazy_disk._state["loads"],
                   "fallbacks": wgrad.ops._lazy_disk._state["fallbacks"], "out": out}))
 """
 
@@ -141,7 +144,7 @@ def test_eager_executables_are_loaded_without_tracing(tmp_path):
         return json.loads(r.stdout.strip().splitlines()[-1])
     off, cold, warm = run(0), run(tmp_path), run(tmp_path)
     assert off["traced"] > 20 and cold["traced"] == off["traced"]  # each op's first call
-    assert cold["loads"] == 0 and warm["loads"] > 20 and warm["traced"] == 0
+    assert cold["loads"] == 0 and warm["loads"] > 20 and warm["traced_all"] == 0
     assert cold["fallbacks"] == warm["fallbacks"] == 0
     assert warm["out"] == cold["out"]  # the same programs, bit for bit
     for a, b in zip(warm["out"], off["out"]):
@@ -151,7 +154,7 @@ def test_eager_executables_are_loaded_without_tracing(tmp_path):
         if n.endswith(".exe"):
             with open(tmp_path / "wgrad-lazy" / n, "rb") as f:
                 entries.append(pickle.load(f))
-    assert entries.count(_lazy_disk._NOT_KEPT) >= 1  # inv's forward: JAX's own path
+    assert ("lapack",) in [e[3:] for e in entries]  # inv's forward (LAPACK's getrf)
 
 
 def test_an_eager_dispatcher_keeps_its_executables_per_setting(tmp_path, monkeypatch):
@@ -259,10 +262,11 @@ def test_off_in_the_suite():
     assert _lazy_disk.directory() is None
 
 
-def test_executables_with_custom_calls_are_not_kept(tmp_path):
+def test_executables_calling_lapack_are_loaded_after_its_set_up(tmp_path):
     """LAPACK's custom calls point into jaxlib state set up when a process lowers them:
     an executable with one, loaded by a process that never lowered it, crashed when run
-    (eigh, JAX 0.10.2). Such an executable is not kept; the rest of the step is."""
+    (eigh, JAX 0.10.2). Its entry says so, and jaxlib's LAPACK is set up before the load:
+    the second process loads the eigh forward and the backward without tracing."""
     code = ("import json, wgrad\n"
             "a = wgrad.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=wgrad.float64,"
             " requires_grad=True)\n"
@@ -278,7 +282,29 @@ def test_executables_with_custom_calls_are_not_kept(tmp_path):
     (g1, loaded1), (g2, loaded2) = (json.loads(r.stdout) for r in runs)
     assert g1 == g2
     np.testing.assert_allclose(g2, 6 * np.eye(2), atol=1e-12)
-    assert (loaded1, loaded2) == (0, 1)  # the backward's segment only
+    assert (loaded1, loaded2) == (0, 2)  # eigh's segment (syevd) and the backward's
+
+
+def test_an_executable_with_a_python_callback_is_not_kept(tmp_path, monkeypatch):
+    # its target is the writing process's callback: the entry says to use the jitted
+    # function (JAX's own path); a LAPACK call's entry is kept, marked for its set-up
+    monkeypatch.setitem(_lazy_disk._state, "dir", str(tmp_path))
+    a = jnp.arange(4.0).reshape(2, 2) + 3 * jnp.eye(2)
+
+    def back(x):
+        return jax.pure_callback(lambda v: np.asarray(v) * 2, jax.ShapeDtypeStruct(
+            x.shape, x.dtype), x)
+    for src, f, tail in [("callback", back, None), ("lapack", jnp.linalg.inv, ("lapack",)),
+                         ("plain", jnp.sin, ())]:
+        call, loaded = _lazy_disk.compiled(("a test's", src), jax.jit(f), [a])
+        np.testing.assert_allclose(call(a), f(a), rtol=1e-12)
+        assert not loaded
+        name = _lazy_disk._digest("exe", (("a test's", src), [(a.shape, a.dtype, False)]))
+        with open(tmp_path / name, "rb") as fh:
+            entry = pickle.load(fh)
+        assert entry == _lazy_disk._NOT_KEPT if tail is None else entry[3:] == tail
+    with pytest.raises(ValueError, match="another wgrad"):
+        _lazy_disk._load(entry[:3] + ("cuda",))
 
 
 def test_the_folder_is_trimmed_to_its_least_recently_used_entries(tmp_path):

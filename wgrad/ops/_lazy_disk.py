@@ -35,11 +35,14 @@
 # fails when it runs ("Function multiply_add_fusion not found", JAX 0.10.2, CPU). So one
 # to be kept is compiled past JAX's cache (``_fresh``: a JAX internal, patched for the
 # calling thread only; where it is missing no executable is kept), and a loaded one that
-# raises falls back, for good, to the jitted function. Nor is an executable kept that
-# makes a custom call (LAPACK's, a Python callback): its target is set up in the process
-# that lowers it (jaxlib fills its LAPACK function pointers then), and a process that
-# only loaded it crashed running it (eigh, JAX 0.10.2, CPU). Its entry says so
-# (``_NOT_KEPT``), and later processes go through JAX's own cache for it.
+# raises falls back, for good, to the jitted function. A custom call's target is set up
+# in the process that lowers it: jaxlib fills its LAPACK function pointers (from SciPy)
+# then, and a process that only loaded an eigh crashed running it (JAX 0.10.2, CPU). So
+# an executable whose custom calls are all jaxlib's LAPACK targets is kept marked
+# ``"lapack"``, and ``_load`` sets LAPACK up before loading it (a warm eager matrix_exp
+# first step 267 -> ~120 ms, ~90 of them SciPy's import); one with any other custom call
+# (a Python callback points into the process that compiled it) is not kept: its entry
+# says so (``_NOT_KEPT``), and later processes go through JAX's own cache for it.
 # Loading an executable takes ~3 ms (XLA relinks its code), more than the rest of its
 # first call; it releases the GIL. So the first executable a process needs keeps, in a
 # ``.next`` entry, the names of those the process needed after it (up to 32), and a later
@@ -60,6 +63,7 @@ import importlib
 import os
 import pickle
 import platform
+import re
 import sys
 import tempfile
 import threading
@@ -88,6 +92,10 @@ except (ImportError, AttributeError):  # pragma: no cover (another JAX): plain j
     _PJIT = None
 if _serialize is None:  # pragma: no cover
     _PJIT = None
+try:  # jaxlib's LAPACK bindings: their set-up before a kept LAPACK call is loaded
+    _LAPACK = importlib.import_module("jaxlib.cpu._lapack")
+except ImportError:  # pragma: no cover (another jaxlib): such executables are not kept
+    _LAPACK = None
 
 __all__ = ["register", "seal", "directory", "remembered", "compiled", "DeferredJit",
            "add_arrays"]
@@ -455,7 +463,7 @@ _NOT_KEPT = ("jit",)  # an entry saying: this program is not kept, use the jitte
 def _obtain(name, jitted, args):
     """``(executable, loaded)`` for entry ``name``: loaded (on the prefetch thread or now),
     else compiled past JAX's cache and written; ``(None, False)`` where it is not kept
-    (a custom call, NOTE [Lazy disk cache]) or cannot be compiled here."""
+    (a custom call but LAPACK's, NOTE [Lazy disk cache]) or cannot be compiled here."""
     exe = _prefetched(name)
     if exe is None:
         got = _read(name, touch=True)
@@ -463,7 +471,7 @@ def _obtain(name, jitted, args):
             return None, False
         if got is not None:
             try:
-                exe = _serialize.deserialize_and_load(*got)
+                exe = _load(got)
             except Exception:  # written by an incompatible runtime: compiled again below
                 pass
     if exe is not None:
@@ -476,13 +484,45 @@ def _obtain(name, jitted, args):
         exe = jitted.lower(*args).compile()
         # one that calls back into the process is used here, and later processes go
         # through JAX's own cache (which this compile skipped)
-        keep = "custom_call_target" not in exe.as_text()
-        _write(name, _serialize.serialize(exe) if keep else _NOT_KEPT)
+        how = _keeping(exe.as_text())
+        _write(name, _NOT_KEPT if how is None else _serialize.serialize(exe) + how)
     except Exception:  # lowering raised (it will again, from the call), or no serializer
         return None, False
     finally:
         _fresh.on = False
     return exe, False
+
+
+_TARGET = re.compile(r'custom_call_target="([^"]*)"')
+
+
+def _keeping(text):
+    """What an entry adds to the serialized executable of HLO ``text``: ``()``, or
+    ``("lapack",)`` where it calls LAPACK (set up before it is loaded); None where it is
+    not kept: another custom call (a Python callback's target is this process's)."""
+    targets = set(_TARGET.findall(text))
+    if not targets:
+        return ()
+    if _LAPACK is not None and targets <= _lapack_targets():
+        return ("lapack",)
+    return None
+
+
+def _lapack_targets():
+    if "lapack" not in _state:
+        _state["lapack"] = frozenset(_LAPACK.registrations())
+    return _state["lapack"]
+
+
+def _load(got):
+    """The executable of entry ``got``: a serialized executable and its trees, then
+    "lapack" where jaxlib's LAPACK is to be set up first, as lowering a call sets it up
+    (its function pointers, from SciPy: a loaded call crashes without them)."""
+    if len(got) == 4:
+        if got[3] != "lapack" or _LAPACK is None:
+            raise ValueError(f"an entry of another wgrad: {got[3]!r}")
+        _LAPACK.initialize()
+    return _serialize.deserialize_and_load(*got[:3])
 
 
 # NOTE [Eager disk cache]
@@ -644,7 +684,7 @@ def _start(names):
             try:
                 got = _read(n, touch=True)
                 if got is not None:
-                    slot[1] = _serialize.deserialize_and_load(*got)
+                    slot[1] = _load(got)
             except Exception:  # loaded again, or compiled, where it is needed
                 pass
             finally:

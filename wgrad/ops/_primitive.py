@@ -390,8 +390,9 @@ class Primitive:
         if k is None:
             k = self._build_kernel(attrs, needs, in_meta, out_meta)
             k._wg_src = ("k", self) + key  # NOTE [Lazy disk cache]
-            if self.host is not None:
-                k.xla._wg_src = k._wg_src
+            xla = getattr(k, "xla", None)  # a wrapper's jitted kernel (host GEMM, a check)
+            if xla is not None:
+                xla._wg_src = k._wg_src
             _bounded_put(self._bwd_cache, key, k)
         return k
 

@@ -28,11 +28,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
+from .._creation import _host_filled
 from .._tensor import Tensor, _make, _wrap_dim
 from ._out import _CPP, no_derivative_formula
 from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import _host_gemm  # NOTE [Host GEMM]
+from ._lazy_disk import DeferredJit
 from . import reduction  # reduction imports this module too: used at call time
 from .elementwise import (_coef, _conj_scalar, _ctype, _no_forward_ad, log, nan_to_num,
                           where)
@@ -573,6 +575,7 @@ class _CheckedPrimitive(Primitive):
                 self.check(grads, sv["results"])
             return k(grads, saved_vals)
         run.names = k.names
+        run.xla = getattr(k, "xla", k)  # the jitted kernel: kept on disk as any other's
         run.identity = None  # NOTE [Pass-through kernels]: never (the check must run)
         return run
 
@@ -611,7 +614,7 @@ def linalg_solve(A, B, *, left=True, out=None):
     dtype = result_type(A, B)
     A, B = A.to(dtype), B.to(dtype)
     X = _solve_system(A, B, left)
-    if _concrete(X._data) and not bool(jnp.isfinite(X._data).all()):
+    if _concrete(X._data) and not bool(_ALL_FINITE(X._data)):
         _check_solvable(A)  # only a non-finite solution can come from a singular A
     return X
 
@@ -638,6 +641,22 @@ def _solve_system(A, B, left, kernel=None):
     return X.squeeze(-1) if vec else X
 
 
+def _all_finite(x):
+    return jnp.isfinite(x).all()
+
+
+def _any_nan(x):
+    return jnp.isnan(x).any()
+
+
+# the host's checks of a result, kept on disk as the ops' programs are (NOTE [Eager disk
+# cache]): a warm process loads them, where jnp's own functions trace and lower
+_ALL_FINITE = DeferredJit(_all_finite)
+_ALL_FINITE._wg_src = ("a", "all finite")
+_ANY_NAN = DeferredJit(_any_nan)
+_ANY_NAN._wg_src = ("a", "any nan")
+
+
 def _check_solvable(A):
     """torch's LinAlgError when some matrix of ``A`` has a zero pivot in its LU."""
     a = np.asarray(A._data)
@@ -657,8 +676,10 @@ def _getrf_info(A, X):
     """LAPACK getrf's ``info`` for each matrix of ``A`` (int32, ``A``'s batch shape): where
     its LU has a zero pivot, the first one's place counted from 1, else 0. ``X``, computed
     through that LU, is finite unless a pivot is zero: only then is the LU looked at."""
-    if A.shape[-1] == 0 or _concrete(X._data) and bool(jnp.isfinite(X._data).all()):
-        return _make(jnp.zeros(tuple(A.shape[:-2]), jnp.int32))
+    if A.shape[-1] == 0 or _concrete(X._data) and bool(_ALL_FINITE(X._data)):
+        shape = tuple(A.shape[:-2])
+        zeros = _host_filled(shape, 0, np.int32)  # NOTE [Fillers on the host]
+        return _make(jnp.zeros(shape, jnp.int32) if zeros is None else zeros)
     return _make(_lu_info(_make(jax.lax.linalg.lu(A._data)[0])))
 
 
@@ -1492,7 +1513,7 @@ def cholesky(input, upper=False):
     _check_square("cholesky", input)
     _check_lapack("cholesky_cpu", input)
     L = _cholesky_legacy(input, upper=bool(upper))
-    if _concrete(L._data) and bool(jnp.any(jnp.isnan(L._data))):
+    if _concrete(L._data) and bool(_ANY_NAN(L._data)):
         failed = _cholesky_failure(input.mH if upper else input)
         if failed is not None:
             batch = f"(Batch element {failed[0]}): " if input.ndim > 2 else ""
