@@ -3,6 +3,7 @@ compilation cache (NOTE [Persistent compilation cache]) against PyTorch's first 
 
     python bench/bench_cold.py                 # chain, mlp, phase; prints a markdown table
     python bench/bench_cold.py --only phase --runs 3 --impls wgrad,wgrad.lazy
+    python bench/bench_cold.py --only linalg   # matrix_exp and solve: LAPACK calls
 
 Each number is the first step (forward + backward) of a bench/run.py workload, timed in
 its own subprocess after the imports; "cold" starts from an empty cache directory, "warm"

@@ -35,7 +35,7 @@ TITLES = {
     "matmul": "complex64 1024^2 matmul + |.|^2 backward",
     "engine": "engine: 1,000-node chain of trivial ops (per node)",
 }
-REPS = {"chain": 15, "mlp": 30, "phase": 30, "matmul": 5, "engine": 30}
+REPS = {"chain": 15, "mlp": 30, "phase": 30, "matmul": 5, "engine": 30, "linalg": 30}
 # Untimed steps before timing: each cell runs for at least WARMUP_S after its first call,
 # and a pair runs each side for at least SWITCH_S after switching. A step's time settles
 # only after tens of steps (measured: phase, wgrad 0.64 ms over steps 2-25 against 0.38
@@ -119,6 +119,25 @@ def problem(workload):
             import jax.numpy as jnp
             return jnp.sum(jnp.abs(a @ b) ** 2)
         args = (a0, b0)
+    elif workload == "linalg":  # LAPACK calls (NOTE [Lazy disk cache]); not in WORKLOADS
+        a0, b0 = c(16, 16) / 4, c(16, 16) + 4 * np.eye(16, dtype=np.complex64)
+
+        def wg_f(a, b):
+            import wgrad
+            u = wgrad.linalg.matrix_exp(a - a.mH)  # a unitary
+            return ((wgrad.linalg.solve(b, u) - b).abs() ** 2).sum()
+
+        def jx_f(a, b):
+            import jax
+            import jax.numpy as jnp
+            u = jax.scipy.linalg.expm(a - a.conj().T)
+            return jnp.sum(jnp.abs(jnp.linalg.solve(b, u) - b) ** 2)
+
+        def torch_f(a, b):
+            import torch
+            u = torch.linalg.matrix_exp(a - a.mH)
+            return ((torch.linalg.solve(b, u) - b).abs() ** 2).sum()
+        args = (a0, b0)
     elif workload == "engine":
         x0 = np.ones(1, np.float32)
 
@@ -137,7 +156,8 @@ def problem(workload):
     else:
         raise SystemExit(f"unknown workload {workload}")
     n_diff = {"mlp": 2}.get(workload, 1 if workload != "matmul" else 2)
-    torch_f = wg_f
+    if workload != "linalg":
+        torch_f = wg_f
     if workload == "phase":
         def torch_f(x, mm):  # the PyTorch spelling of the same loss
             import torch
