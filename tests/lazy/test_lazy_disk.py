@@ -98,8 +98,8 @@ def test_a_later_process_loads_what_an_earlier_one_compiled(tmp_path):
 # an eager training step (NOTE [Eager disk cache]): forwards and kernels (a host GEMM
 # among them), a gradient accumulated (w1 twice), Adam's update with a float lr (a Python
 # scalar argument) and its state; then a LAPACK custom call (inv), kept too (jaxlib's
-# LAPACK set up before it is loaded). It prints how many functions JAX traced during the
-# steps and in all, loads, and the results.
+# LAPACK set up before it is loaded), and host checks (quantile's q, equal, allclose). It
+# prints how many functions JAX traced during the steps and in all, loads, the results.
 _EAGER = """
 import json
 import numpy as np
@@ -125,6 +125,8 @@ for _ in range(2):
 traced = len(traces) - before
 m = (wgrad.tensor(c(3, 3)) + 3 * wgrad.eye(3)).requires_grad_()
 wgrad.linalg.inv(m).abs().sum().backward()
+q = wgrad.quantile(w2.detach().abs(), wgrad.tensor([0.25, 0.5]))  # host checks: kept too
+assert wgrad.equal(m, m) and wgrad.allclose(q, q)
 traced_all = len(traces) - before
 with jax.disable_jit():  # the dispatcher runs the function itself, as jax.jit's
     m.grad = m.grad * 2

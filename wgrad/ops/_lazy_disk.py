@@ -98,7 +98,7 @@ except ImportError:  # pragma: no cover (another jaxlib): such executables are n
     _LAPACK = None
 
 __all__ = ["register", "seal", "directory", "remembered", "compiled", "DeferredJit",
-           "add_arrays"]
+           "kept", "add_arrays"]
 
 _WGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _state = {"dir": False, "sealed": False, "stamp": None, "config": (None, ""),
@@ -613,6 +613,15 @@ def _handler(dj, key, args, fp):
         return None, name
 
 
+def kept(name, fun):
+    """``jax.jit(fun)``, made at its first use, whose executables are kept on disk as an
+    op's are (NOTE [Eager disk cache]): for wgrad's own computations outside its ops (the
+    host's checks of a result; ``name``, unique among them, is their key)."""
+    dj = DeferredJit(fun)
+    dj._wg_src = ("a", name)
+    return dj
+
+
 def add_arrays(x, y):
     """``x + y`` of two arrays, by a jitted add kept on disk where both are concrete (the
     engine's and ``.grad``'s accumulation, NOTE [Eager disk cache])."""
@@ -625,8 +634,7 @@ def _add(x, y):
     return x + y
 
 
-_ADD = DeferredJit(_add)
-_ADD._wg_src = ("a",)
+_ADD = kept("add", _add)
 _engine.add_arrays[0] = add_arrays
 
 

@@ -1,9 +1,16 @@
 """Closeness and equality tests: ``isclose``, ``allclose``, ``equal``, and the predicates
 ``is_same_size``, ``is_signed``, ``is_nonzero`` (not differentiable)."""
+import functools
+
 import jax.numpy as jnp
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from ._lazy_disk import kept
+
+# the host's answers (NOTE [Eager disk cache]: kept on disk, not traced in every process)
+_ALL = kept("all", lambda a: a.all())
+_ALL_EQUAL = kept("all equal", lambda a, b: (a == b).all())
 
 __all__ = ["isclose", "allclose", "equal", "is_same_size", "is_signed", "is_nonzero"]
 METHODS = ("isclose", "allclose", "equal", "is_same_size", "is_signed", "is_nonzero")
@@ -18,12 +25,15 @@ def _check_tensor(fn, name, pos, v):
 def _isclose(a, b, rtol, atol, equal_nan):
     """torch's rule: equal, or both nan (``equal_nan``), or a finite error within
     ``atol + rtol * |b|``, computed in the inputs' dtype (integers in the default float)."""
-    x, y = a._data, b._data
+    return _CLOSE[bool(equal_nan), not (rtol == 0 and atol == 0)](a._data, b._data, rtol, atol)
+
+
+def _close(x, y, rtol, atol, *, equal_nan, tolerant):
     close = x == y
     inexact = x.dtype.kind in "fc"
     if equal_nan and inexact:
         close = close | (jnp.isnan(x) & jnp.isnan(y))
-    if rtol == 0 and atol == 0:
+    if not tolerant:
         return close
     if not inexact:
         fdt = _dtype.get_default_dtype().np
@@ -31,6 +41,12 @@ def _isclose(a, b, rtol, atol, equal_nan):
     allowed = atol + jnp.abs(rtol * y)
     err = jnp.abs(x - y)
     return close | (jnp.isfinite(err) & (err <= allowed))
+
+
+# kept on disk as an op's program (NOTE [Eager disk cache]; the default float dtype is in
+# its key): jnp's own functions are traced and lowered in every process
+_CLOSE = {(n, t): kept(f"isclose {n} {t}", functools.partial(_close, equal_nan=n, tolerant=t))
+          for n in (False, True) for t in (False, True)}
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -73,7 +89,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """
     _check_tensor("allclose", "input", 1, input)
     _check_tensor("allclose", "other", 2, other)
-    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+    return bool(_ALL(isclose(input, other, rtol, atol, equal_nan)._data))
 
 
 def equal(input, other):
@@ -89,7 +105,7 @@ def equal(input, other):
     _check_tensor("equal", "other", 2, other)
     if tuple(input.shape) != tuple(other.shape):
         return False
-    return bool(jnp.all(input._data == other._data))
+    return bool(_ALL_EQUAL(input._data, other._data))
 
 
 def is_same_size(input, other):

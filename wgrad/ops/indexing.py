@@ -8,6 +8,7 @@ other's backward, so gradients of any order stay inside this table.
 """
 import collections
 import collections.abc
+import functools
 import warnings
 
 import jax
@@ -20,6 +21,7 @@ from .._creation import full, tensor
 from .._tensor import Tensor, _make, _wrap_dim
 from .._autograd.grad_mode import _state as _grad_state
 from .._autograd.graph import Error
+from ._lazy_disk import kept
 from ._out import no_derivative
 from ._primitive import Primitive
 from ._promote import result_type
@@ -1333,7 +1335,15 @@ def _no_complex(input, name):
 
 
 def _order(x, dim, descending):
-    return jnp.argsort(x, axis=dim, stable=True, descending=descending)
+    return _orderer(dim, bool(descending))(x)
+
+
+@functools.lru_cache(maxsize=64)  # NOTE [Bounded caches]
+def _orderer(dim, descending):
+    """A stable argsort along ``dim``, kept on disk as an op's program (NOTE [Eager disk
+    cache]): jnp's own is traced and lowered in every process."""
+    return kept(f"argsort {dim} {descending}", functools.partial(
+        jnp.argsort, axis=dim, stable=True, descending=descending))
 
 
 def _index_tensor(a):

@@ -34,7 +34,7 @@ from ._out import _CPP, no_derivative_formula
 from ._primitive import Primitive, check_broadcast
 from ._promote import result_type
 from . import _host_gemm  # NOTE [Host GEMM]
-from ._lazy_disk import DeferredJit
+from ._lazy_disk import kept
 from . import reduction  # reduction imports this module too: used at call time
 from .elementwise import (_coef, _conj_scalar, _ctype, _no_forward_ad, log, nan_to_num,
                           where)
@@ -641,20 +641,10 @@ def _solve_system(A, B, left, kernel=None):
     return X.squeeze(-1) if vec else X
 
 
-def _all_finite(x):
-    return jnp.isfinite(x).all()
-
-
-def _any_nan(x):
-    return jnp.isnan(x).any()
-
-
 # the host's checks of a result, kept on disk as the ops' programs are (NOTE [Eager disk
 # cache]): a warm process loads them, where jnp's own functions trace and lower
-_ALL_FINITE = DeferredJit(_all_finite)
-_ALL_FINITE._wg_src = ("a", "all finite")
-_ANY_NAN = DeferredJit(_any_nan)
-_ANY_NAN._wg_src = ("a", "any nan")
+_ALL_FINITE = kept("all finite", lambda x: jnp.isfinite(x).all())
+ANY_NAN = kept("any nan", lambda x: jnp.isnan(x).any())
 
 
 def _check_solvable(A):
@@ -1513,7 +1503,7 @@ def cholesky(input, upper=False):
     _check_square("cholesky", input)
     _check_lapack("cholesky_cpu", input)
     L = _cholesky_legacy(input, upper=bool(upper))
-    if _concrete(L._data) and bool(_ANY_NAN(L._data)):
+    if _concrete(L._data) and bool(ANY_NAN(L._data)):
         failed = _cholesky_failure(input.mH if upper else input)
         if failed is not None:
             batch = f"(Batch element {failed[0]}): " if input.ndim > 2 else ""

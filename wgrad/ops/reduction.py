@@ -22,6 +22,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make, _wrap_dim
 from .._autograd.grad_mode import _state
 from ._out import _CPP, no_derivative
+from ._lazy_disk import kept
 from ._primitive import Primitive, name_by_op
 from .indexing import _gather_prim, scatter_add
 from . import elementwise
@@ -1062,8 +1063,13 @@ def _check_weights(name, w, n, integral):
     if w.numel() != n:
         raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                            f"observations in the input but got {w.numel()} != {n}")
-    if _known(w) and bool(jnp.any(w._data < 0)):
+    if _known(w) and bool(_ANY_NEGATIVE(w._data)):
         raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+# the host's checks (NOTE [Eager disk cache]: kept on disk, not traced in every process)
+_ANY_NEGATIVE = kept("any negative", lambda a: (a < 0).any())
+_ALL_IN_UNIT = kept("all in [0, 1]", lambda a: ((a >= 0) & (a <= 1)).all())
 
 
 def _known(t):
@@ -1161,7 +1167,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
                            f"midpoint or nearest, but got {interpolation}")
     if input.numel() > 1 << 24:
         raise RuntimeError("quantile() input tensor is too large")
-    if not scalar_q and _known(q) and not bool(jnp.all((q._data >= 0) & (q._data <= 1))):
+    if not scalar_q and _known(q) and not bool(_ALL_IN_UNIT(q._data)):
         raise RuntimeError("quantile() q values must be in the range [0, 1]")
     qs = (_make(jnp.asarray([q], input.dtype.np)) if scalar_q else q.reshape(-1))
     if dim is None:
@@ -1265,7 +1271,7 @@ def mode(input, dim=-1, keepdim=False):
     if x.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     a = x._data
-    if a.dtype.kind == "f" and _known(x) and bool(jnp.isnan(a).any()):
+    if a.dtype.kind == "f" and _known(x) and bool(linalg.ANY_NAN(a)):
         raise NotImplementedError("mode(): inputs holding NaN are not supported (torch's "
                                   "result for them depends on how its sort orders NaN)")
     if a.size == 0:
