@@ -533,7 +533,9 @@ def _load(got):
 # ms against PyTorch's 1.7, 2026-11-29). Forward functions and kernels are keyed exactly
 # already (NOTE [Lazy disk cache]: ``("f", primitive, attributes)``, ``("k", primitive,
 # node signature)``), as are an optimizer's group update (``("o", rule, options)``,
-# optim/_functional.py) and the add that accumulates gradients (``("a",)``, ``add_arrays``),
+# optim/_functional.py), the add that accumulates gradients (``add_arrays``) and wgrad's
+# other computations outside its ops (``kept``: the host's checks of a result, isclose,
+# sort's argsort; ``("a", name)``: a warm first allclose 42-47 -> ~6 ms, a sort 7 -> 3),
 # so their executables are kept in the same folder, per that key, the argument tree and
 # the leaves' avals (a Python number's by its type), and a later process loads them
 # without tracing anything: warm-cache eager first steps (bench/run.py) chain 123 -> 48
