@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _dtype as D
-from .._creation import _host_filled
+from .._creation import zeros
 from .._tensor import Tensor, _make, _wrap_dim
 from ._out import _CPP, no_derivative_formula
 from ._primitive import Primitive, check_broadcast
@@ -667,9 +667,7 @@ def _getrf_info(A, X):
     its LU has a zero pivot, the first one's place counted from 1, else 0. ``X``, computed
     through that LU, is finite unless a pivot is zero: only then is the LU looked at."""
     if A.shape[-1] == 0 or _concrete(X._data) and bool(_ALL_FINITE(X._data)):
-        shape = tuple(A.shape[:-2])
-        zeros = _host_filled(shape, 0, np.int32)  # NOTE [Fillers on the host]
-        return _make(jnp.zeros(shape, jnp.int32) if zeros is None else zeros)
+        return zeros(tuple(A.shape[:-2]), dtype=D.int32)  # NOTE [Fillers on the host]
     return _make(_lu_info(_make(jax.lax.linalg.lu(A._data)[0])))
 
 
