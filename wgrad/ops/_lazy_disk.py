@@ -44,7 +44,9 @@
 # (a Python callback points into the process that compiled it) is not kept: its entry
 # says so (``_NOT_KEPT``), and later processes go through JAX's own cache for it.
 # Loading an executable takes ~3 ms (XLA relinks its code), more than the rest of its
-# first call; it releases the GIL. So the first executable a process needs keeps, in a
+# first call; it releases the GIL (but for ~1-2 ms of set-up in a process's first load,
+# why loading the first one early does not pay: docs/performance.md, "Nineteenth
+# session"). So the first executable a process needs keeps, in a
 # ``.next`` entry, the names of those the process needed after it (up to 32), and a later
 # process that needs it first loads them on a background thread while its first step is
 # recorded (``_start``; joined at exit, before JAX tears its backends down). A process
