@@ -53,6 +53,9 @@
 # that needed fewer than its list named rewrites it at exit: a list that only grew (an
 # earlier program that began alike and went on) had the MLP benchmark's first step load
 # 24 executables where it needs 2 (first step 20-22 -> 15-20 ms with the short list).
+# Likewise the facts (avals, pass-through) a process needed, up to 64, go into one
+# ``.facts`` entry named after its first one, which a later process that begins alike
+# reads at once instead of one file per op (phase first step: five reads of ~30-50 us).
 # The folder is bounded: every 256 writes a process that finds it over 1 GiB
 # (``WGRAD_LAZY_CACHE_MB``) removes the entries used least recently (``_trim``; a whole
 # test suite run lazily wrote ~250 MB).
@@ -111,6 +114,7 @@ _state = {"dir": False, "sealed": False, "stamp": None, "config": (None, ""),
 _SITES = {}    # a primitive's place -> how many primitives have it so far
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 _ATOMS = frozenset([type(None), bool, int, float, complex, str, bytes])
+_DTYPES = {}  # np.dtype -> its text (a few dozen dtypes at most)
 
 
 class _Unkeyed(Exception):
@@ -174,7 +178,10 @@ def _text(v):
     if t is jax.tree_util.PyTreeDef:
         return "T" + str(v)
     if isinstance(v, np.dtype):
-        return f"dt:{v.name}:{v.str}"
+        text = _DTYPES.get(v)
+        if text is None:  # NumPy's ``name`` is Python code: ~10 us a call
+            text = _DTYPES[v] = f"dt:{v.name}:{v.str}"
+        return text
     if isinstance(v, np.generic):
         return f"np:{v.dtype.name}:{v!r}"
     place = getattr(v, "_disk", False)
@@ -210,11 +217,14 @@ def _scan(folder, out, cut):
             out.append(f"{e.path[cut:]}:{st.st_size}:{st.st_mtime_ns}")
 
 
+_CPU_LINES = re.compile(r"^(?:model name|flags)\b.*\n", re.M)
+
+
 def _cpu():
+    """The CPU's model and flags (every distinct line: cores may differ)."""
     try:
         with open("/proc/cpuinfo") as f:
-            lines = [ln for ln in f if ln.startswith(("model name", "flags"))]
-        return "".join(sorted(set(lines)))
+            return "".join(sorted(set(_CPU_LINES.findall(f.read()))))
     except OSError:
         return platform.processor() + platform.machine()
 
@@ -233,7 +243,7 @@ def _fingerprint():
     seen, h = _state["config"]
     if values != seen:  # hashed again where a value changed since the last call
         h = hashlib.sha256("\n".join([
-            _state["stamp"], values[1], repr(sorted((k, repr(v)) for k, v in values[0])),
+            _state["stamp"], values[1], repr(sorted(values[0])),  # names differ: sorted by them
             repr(values[2].np)]).encode())
         _state["config"] = (values, h)
     return h
@@ -319,12 +329,39 @@ def remembered(kind, fn, parts, compute):
     name = _digest(kind, (fn, parts))
     if name is None:
         return compute()
-    got = _read(name)
-    if type(got) is tuple and len(got) == 1:
-        return got[0]
-    value = compute()
-    _write(name, (value,))
-    return value
+    got = _facts["got"].get(name) if _facts["root"] else _first_fact(name)
+    if got is None:
+        got = _read(name)
+        if type(got) is not tuple or len(got) != 1:
+            got = (compute(),)
+            _write(name, got)
+        _fact(name, got)
+    return got[0]
+
+
+# The facts a process needed first, in one entry (NOTE [Lazy disk cache]): a warm first
+# step reads one file for them instead of one per op.
+_facts = {"root": None, "got": {}}
+_FACTS_MAX = 64
+
+
+def _first_fact(name):
+    """At the process's first fact: the entry of the facts that the last process which
+    began with it needed, or None."""
+    f = _facts
+    f["root"] = name.rsplit(".", 1)[0] + ".facts"
+    got = _read(f["root"])
+    if type(got) is tuple and len(got) == 1 and type(got[0]) is dict:
+        f["got"] = got[0]
+    return f["got"].get(name)
+
+
+def _fact(name, got):
+    """Add a fact this process read or computed to the facts entry of its first one."""
+    f = _facts
+    if len(f["got"]) < _FACTS_MAX:
+        f["got"] = {**f["got"], name: got}  # a new dict: a reader may hold the old one
+        _write(f["root"], (f["got"],))
 
 
 # NOTE [Deferred jit]
