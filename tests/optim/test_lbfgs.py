@@ -1,10 +1,15 @@
 """LBFGS against torch.optim.LBFGS, with and without the strong-Wolfe line search."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import wgrad
 
 torch = pytest.importorskip("torch")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _problem(dtype):
@@ -63,3 +68,46 @@ def test_lbfgs_one_group_only():
     a, b = wgrad.zeros(2, requires_grad=True), wgrad.zeros(2, requires_grad=True)
     with pytest.raises(ValueError, match="doesn't support per-parameter options"):
         wgrad.optim.LBFGS([{"params": [a]}, {"params": [b]}])
+
+
+# torch's add_(d, alpha=t) is one fused multiply-add per element (its vectorized CPU
+# kernel); dyadic values keep the gradient's sums exact in any order, so the step length t
+# (~0.3) is the same and only the update's rounding could differ (NOTE [LBFGS kernels]:
+# separate multiply and add ops differed in ~30% of the elements). Run at XLA's default
+# optimization level, as users' kernels compile (the suite compiles at level 0: conftest.py)
+_MOVE = """
+import sys
+import numpy as np
+import torch
+import wgrad
+for dtype, lr in (("float32", 50), ("complex64", 100)):
+    rng = np.random.default_rng(3)
+    def draw():
+        a = (rng.integers(-512, 512, 256) / 1024).astype(np.float32)
+        return (a + 1j * rng.integers(-512, 512, 256) / 1024).astype(dtype) \\
+            if dtype == "complex64" else a
+    p0, c0 = draw(), draw()
+    out = []
+    for lib in (wgrad, torch):
+        p, c = lib.tensor(p0, requires_grad=True), lib.tensor(c0)
+        opt = lib.optim.LBFGS([p], lr=lr, max_iter=1)
+        def closure():
+            opt.zero_grad()
+            r = p - c  # gradient 2r, exact (|r| ** 2's goes through a square root)
+            loss = (r.real ** 2).sum() + (r.imag ** 2).sum() if dtype == "complex64" \\
+                else (r ** 2).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
+        out.append(p.detach().numpy())
+    assert not np.array_equal(out[1], p0)
+    print(dtype, int((out[0] != out[1]).sum()))
+"""
+
+
+def test_lbfgs_moves_parameters_as_torch_bit_for_bit():
+    env = dict(os.environ, PYTHONPATH=ROOT, XLA_FLAGS="", WGRAD_TEST_XLA_OPT="1")
+    out = subprocess.run([sys.executable, "-c", _MOVE], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["float32", "0", "complex64", "0"]

@@ -4,18 +4,105 @@ Parameters are handled as one flat real vector: complex parameters enter it as t
 real view (real and imaginary parts interleaved), as in torch, so inner products are
 Re<a, b> and the curvature pairs are those of the real problem (NOTE [Complex parameters
 in optim]). Scalars that torch keeps as 0-dim tensors of the parameters' dtype (inner
-products, ``H_diag``, ``ro``, ``al``) are 0-dim arrays here too and Python numbers where
-torch has Python numbers, so the float32 rounding of a trajectory matches torch's.
+products, ``H_diag``, ``ro``, ``al``) are 0-dim arrays here too, and NumPy scalars of that
+dtype where Python decides on them (NumPy's promotion of a Python number against them is
+torch's against a 0-dim tensor), and Python numbers where torch has Python numbers, so the
+float32 rounding of a trajectory matches torch's.
+
+# NOTE [LBFGS kernels]
+# Each vector computation of an iteration is one jitted kernel, kept on disk as wgrad's
+# ops are (``kept``, NOTE [Eager disk cache]): moving the parameters along the direction,
+# gathering the flat gradient, the inner products, each step of the two-loop recursion.
+# Done with jnp one op at a time, an evaluation of the line search cost ~0.6 ms besides
+# the closure (slicing and reshaping the flat vector, real/imag views: ~25 JAX dispatches),
+# and a warm process traced 14 functions in its first step. torch's ``add_(x, alpha=a)``
+# is a fused multiply-add on CPU (its vectorized kernel); XLA contracts ``p + a * x``
+# within one kernel into the same, so the moved parameters and the recursion's updates
+# are torch's bit for bit, where separate multiply and add ops rounded twice.
 """
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import enable_grad
+from ..ops._lazy_disk import kept
 from ._common import check_lr, value
 from .optimizer import Optimizer, _assign
 
 __all__ = ["LBFGS"]
+
+
+def _real_flat(a):
+    if jnp.iscomplexobj(a):
+        a = jnp.stack([jnp.real(a), jnp.imag(a)], axis=-1)
+    return a.reshape(-1)
+
+
+def _flat(pairs):
+    """The flat real gradient: each (gradient or None, parameter)'s real view, zeros where
+    a parameter has no gradient."""
+    return jnp.concatenate([
+        jnp.zeros(2 * p.size if jnp.iscomplexobj(p) else p.size, jnp.real(p).dtype)
+        if g is None else _real_flat(g) for g, p in pairs])
+
+
+def _moved(params, t, d):
+    """Each parameter plus ``t`` times its slice of the flat direction ``d`` (torch's
+    ``add_(.., alpha=t)``: ``t`` cast to the parameter's real dtype, one multiply-add)."""
+    out, off = [], 0
+    for a in params:
+        rdt = jnp.real(a).dtype
+        tt = jnp.asarray(t).astype(rdt)
+        if jnp.iscomplexobj(a):
+            n = 2 * a.size
+            u = d[off:off + n].reshape(a.shape + (2,)).astype(rdt)
+            new = jax.lax.complex(jnp.real(a) + tt * u[..., 0], jnp.imag(a) + tt * u[..., 1])
+        else:
+            n = a.size
+            new = a + tt * d[off:off + n].reshape(a.shape).astype(a.dtype)
+        out.append(new.astype(a.dtype))
+        off += n
+    return tuple(out)
+
+
+def _curvature(g, prev_g, d, t):
+    """The new pair y = g - prev_g, s = d * t, and y.s, y.s / y.y, 1 / y.s."""
+    y, s = g - prev_g, d * jnp.asarray(t).astype(d.dtype)
+    ys = jnp.dot(y, s)
+    return y, s, ys, ys / jnp.dot(y, y), 1.0 / ys
+
+
+def _back(s, y, q, ro):
+    """The first loop's step: al = s.q * ro, then q.add_(y, alpha=-al)."""
+    al = jnp.dot(s, q) * ro
+    return al, q + (-al) * y
+
+
+def _forth(y, s, r, ro, al):
+    """The second loop's step: be = y.r * ro, then r.add_(s, alpha=al - be)."""
+    return r + (al - jnp.dot(y, r) * ro) * s
+
+
+def _max_abs(v, t):
+    return jnp.max(jnp.abs(v * jnp.asarray(t).astype(v.dtype)))
+
+
+_FLAT = kept("lbfgs.flat", _flat)
+_MOVED = kept("lbfgs.moved", _moved)
+_CURVATURE = kept("lbfgs.curvature", _curvature)
+_BACK = kept("lbfgs.back", _back)
+_FORTH = kept("lbfgs.forth", _forth)
+_DOT = kept("lbfgs.dot", jnp.dot)
+_MAX_ABS = kept("lbfgs.max_abs", _max_abs)  # of v * t: torch's d.mul(t).abs().max()
+_SUM_ABS = kept("lbfgs.sum_abs", lambda v: jnp.sum(jnp.abs(v)))
+_MUL = kept("lbfgs.mul", lambda v, h: v * h)
+_NEG = kept("lbfgs.neg", jnp.negative)
+
+
+def _host(x):
+    """A 0-dim array as a NumPy scalar of its dtype, for Python's decisions on it."""
+    return np.asarray(x)[()]
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -25,7 +112,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2)
     d2_square = d1 ** 2 - g1 * g2
     if d2_square >= 0:
-        d2 = jnp.sqrt(d2_square)
+        d2 = np.sqrt(d2_square)
         if x1 <= x2:
             pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
         else:
@@ -39,10 +126,10 @@ def _strong_wolfe(obj, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-
     """Line search along ``d`` from step ``t`` for a point satisfying the strong Wolfe
     conditions (sufficient decrease c1, curvature c2): bracket, then zoom by cubic
     interpolation. Returns (loss, flat grad, step, number of evaluations)."""
-    d_norm = jnp.max(jnp.abs(d))
+    d_norm = _host(_MAX_ABS(d, 1))
     f_new, g_new = obj(x, t, d)
     evals = 1
-    gtd_new = jnp.dot(g_new, d)
+    gtd_new = _host(_DOT(g_new, d))
     t_prev, f_prev, g_prev, gtd_prev = 0, f, g, gtd
     done = False
     it = 0
@@ -67,7 +154,7 @@ def _strong_wolfe(obj, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-
         f_prev, g_prev, gtd_prev = f_new, g_new, gtd_new
         f_new, g_new = obj(x, t, d)
         evals += 1
-        gtd_new = jnp.dot(g_new, d)
+        gtd_new = _host(_DOT(g_new, d))
         it += 1
     if it == max_ls:
         bracket, bf, bg = [0, t], [f, f_new], [g, g_new]
@@ -92,7 +179,7 @@ def _strong_wolfe(obj, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-
             insufficient = False
         f_new, g_new = obj(x, t, d)
         evals += 1
-        gtd_new = jnp.dot(g_new, d)
+        gtd_new = _host(_DOT(g_new, d))
         it += 1
         if f_new > (f + c1 * t * gtd) or f_new >= bf[low]:
             bracket[high], bf[high], bg[high], bgtd[high] = t, f_new, g_new, gtd_new
@@ -107,18 +194,23 @@ def _strong_wolfe(obj, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-
     return bf[low], bg[low], bracket[low], evals
 
 
-def _real_flat(a):
-    if jnp.iscomplexobj(a):
-        a = jnp.stack([jnp.real(a), jnp.imag(a)], axis=-1)
-    return a.reshape(-1)
-
-
 def _arr(x):
     return x._data if isinstance(x, Tensor) else x
 
 
+def _scalar(x):
+    """A step length or curvature scalar from the state: a NumPy scalar where it was a
+    0-dim tensor, else the Python number."""
+    x = _arr(x)
+    return _host(x) if isinstance(x, jax.Array) else x
+
+
 def _tensor(x):
-    return _make(x) if isinstance(x, jnp.ndarray) else x
+    """For the state: 0-dim arrays and NumPy scalars as tensors (torch keeps tensors
+    there), Python numbers as they are."""
+    if isinstance(x, np.generic):
+        x = jnp.asarray(x)
+    return _make(x) if isinstance(x, jax.Array) else x
 
 
 class LBFGS(Optimizer):
@@ -158,31 +250,15 @@ class LBFGS(Optimizer):
         super().__setstate__(state)
         self._params = self.param_groups[0]["params"]
 
-    # -- the flat real vector of all parameters -----------------------------------------
+    # -- the flat real vector of all parameters (NOTE [LBFGS kernels]) --------------------
     def _flat_grad(self):
-        parts = []
-        for p in self._params:
-            g = p._grad
-            if g is None:
-                n = p._data.size * (2 if jnp.iscomplexobj(p._data) else 1)
-                parts.append(jnp.zeros(n, jnp.real(p._data).dtype))
-            else:
-                parts.append(_real_flat(g._data))
-        return jnp.concatenate(parts)
+        return _FLAT(tuple((None if p._grad is None else p._grad._data, p._data)
+                           for p in self._params))
 
     def _add_grad(self, t, d):
-        off = 0
-        for p in self._params:
-            a = p._data
-            if jnp.iscomplexobj(a):
-                n = 2 * a.size
-                u = d[off:off + n].reshape(a.shape + (2,))
-                new = jax.lax.complex(jnp.real(a) + t * u[..., 0], jnp.imag(a) + t * u[..., 1])
-            else:
-                n = a.size
-                new = a + t * d[off:off + n].reshape(a.shape)
-            _assign(p, new.astype(a.dtype))
-            off += n
+        new = _MOVED(tuple(p._data for p in self._params), float(t), d)
+        for p, a in zip(self._params, new):
+            _assign(p, a)
 
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
@@ -211,9 +287,9 @@ class LBFGS(Optimizer):
         evals = 1
         state["func_evals"] += 1
         g = self._flat_grad()
-        if jnp.max(jnp.abs(g)) <= tol_grad:
+        if _host(_MAX_ABS(g, 1)) <= tol_grad:
             return orig_loss
-        d, t = _arr(state.get("d")), _arr(state.get("t"))
+        d, t = _arr(state.get("d")), _scalar(state.get("t"))
         dirs = [_arr(v) for v in state.get("old_dirs") or []]
         stps = [_arr(v) for v in state.get("old_stps") or []]
         ro = [_arr(v) for v in state.get("ro") or []]
@@ -226,37 +302,34 @@ class LBFGS(Optimizer):
             state["n_iter"] += 1
             # the direction: two-loop recursion over the curvature pairs
             if state["n_iter"] == 1:
-                d, dirs, stps, ro, h_diag = -g, [], [], [], 1
+                d, dirs, stps, ro, h_diag = _NEG(g), [], [], [], 1
             else:
-                y, s = g - prev_g, d * t
-                ys = jnp.dot(y, s)
-                if ys > 1e-10:
+                y, s, ys, h_new, ro_new = _CURVATURE(g, prev_g, d, float(t))
+                if _host(ys) > 1e-10:
                     if len(dirs) == history:
                         dirs.pop(0)
                         stps.pop(0)
                         ro.pop(0)
                     dirs.append(y)
                     stps.append(s)
-                    ro.append(1.0 / ys)
-                    h_diag = ys / jnp.dot(y, y)
+                    ro.append(ro_new)
+                    h_diag = h_new
                 if al is None:
                     al = [None] * history
-                q = -g
+                q = _NEG(g)
                 for i in range(len(dirs) - 1, -1, -1):
-                    al[i] = jnp.dot(stps[i], q) * ro[i]
-                    q = q + (-al[i]) * dirs[i]
-                r = q * h_diag
+                    al[i], q = _BACK(stps[i], dirs[i], q, ro[i])
+                r = _MUL(q, h_diag)
                 for i in range(len(dirs)):
-                    be_i = jnp.dot(dirs[i], r) * ro[i]
-                    r = r + (al[i] - be_i) * stps[i]
+                    r = _FORTH(dirs[i], stps[i], r, ro[i], al[i])
                 d = r
             prev_g, prev_loss = g, loss
             # the step length
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / jnp.sum(jnp.abs(g))) * lr
+                t = min(1.0, 1.0 / _host(_SUM_ABS(g))) * lr
             else:
                 t = lr
-            gtd = jnp.dot(g, d)
+            gtd = _host(_DOT(g, d))
             if gtd > -tol_change:
                 break
             ls_evals = 0
@@ -270,20 +343,20 @@ class LBFGS(Optimizer):
                 loss, g, t, ls_evals = _strong_wolfe(obj, x0, t, d, loss, g, gtd,
                                                      max_ls=max_eval - evals)
                 self._add_grad(t, d)
-                opt_cond = jnp.max(jnp.abs(g)) <= tol_grad
+                opt_cond = _host(_MAX_ABS(g, 1)) <= tol_grad
             else:
                 self._add_grad(t, d)
                 if n_iter != max_iter:
                     loss = float(evaluate())
                     g = self._flat_grad()
-                    opt_cond = jnp.max(jnp.abs(g)) <= tol_grad
+                    opt_cond = _host(_MAX_ABS(g, 1)) <= tol_grad
                     ls_evals = 1
             evals += ls_evals
             state["func_evals"] += ls_evals
             # stopping conditions
             if n_iter == max_iter or evals >= max_eval or opt_cond:
                 break
-            if jnp.max(jnp.abs(d * t)) <= tol_change:
+            if _host(_MAX_ABS(d, float(t))) <= tol_change:
                 break
             if abs(loss - prev_loss) < tol_change:
                 break
