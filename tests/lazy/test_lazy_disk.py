@@ -132,6 +132,13 @@ m = (wgrad.tensor(c(3, 3)) + 3 * wgrad.eye(3)).requires_grad_()
 wgrad.linalg.inv(m).abs().sum().backward()
 q = wgrad.quantile(w2.detach().abs(), wgrad.tensor([0.25, 0.5]))  # host checks: kept too
 assert wgrad.equal(m, m) and wgrad.allclose(q, q)
+# a convolution (its attributes hold a jax.lax.Precision) and ops nn lifts from JAX
+# functions (a recurrent layer, adaptive pooling's taps): their forwards, backward kernels
+# (the lifted vjp) and output shapes kept too
+img = wgrad.tensor(rng.standard_normal((2, 3, 6, 6)).astype(np.float32))
+conv, gru = wgrad.nn.Conv2d(3, 4, 3, padding=1), wgrad.nn.GRU(4, 4)
+h = wgrad.nn.functional.adaptive_avg_pool2d(conv(img), 2).flatten(2).permute(2, 0, 1)
+gru(h)[0].sum().backward()
 traced_all = len(traces) - before
 with jax.disable_jit():  # the dispatcher runs the function itself, as jax.jit's
     m.grad = m.grad * 2
@@ -202,7 +209,8 @@ def test_keys_are_exact_text_of_plain_values():
     t = _lazy_disk._text
     distinct = [1, 1.0, True, 0.0, -0.0, 0.1, 0.1 + 1e-17 * 3, 1 + 0j, "1", b"1", None,
                 (1,), [1], np.dtype(np.float32), np.dtype(np.complex64), np.float32(1),
-                slice(1, None), Ellipsis, {"a": 1}, jax.tree_util.tree_structure((0, 0))]
+                slice(1, None), Ellipsis, {"a": 1}, jax.tree_util.tree_structure((0, 0)),
+                jax.lax.Precision.DEFAULT, jax.lax.Precision.HIGHEST]
     texts = [t(v) for v in distinct]
     assert len(set(texts)) == len(texts), texts
     assert t((1, 2.5, np.dtype(np.float64))) == t((1, 2.5, np.dtype(np.float64)))
@@ -213,17 +221,28 @@ def test_keys_are_exact_text_of_plain_values():
 
 def test_primitives_get_the_same_places_in_every_process():
     """A primitive's place (NOTE [Lazy disk cache]) depends on wgrad's source only: a
-    fresh process numbers every primitive made at import alike, and no two share one."""
+    fresh process numbers every primitive made at import alike, and no two share one; an
+    op lifted from one of wgrad's JAX functions (a recurrent layer's) when it is first
+    used gets the same place in every process too."""
     import gc
-    prims = [o for o in gc.get_objects() if isinstance(o, Primitive)]
-    places = sorted(repr(p._disk) for p in prims if p._disk is not None)
+
+    def made_at_import(disks):
+        return sorted(repr(d) for d in disks if d is not None and d[0] != "lift")
+    places = made_at_import(o._disk for o in gc.get_objects() if isinstance(o, Primitive))
     assert len(places) == len(set(places)) and len(places) > 250
     code = ("import gc, json, wgrad\nfrom wgrad.ops._primitive import Primitive\n"
-            "print(json.dumps(sorted(repr(o._disk) for o in gc.get_objects() "
-            "if isinstance(o, Primitive) and o._disk is not None)))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=ROOT), timeout=120, check=True)
-    assert json.loads(out.stdout) == places
+            "def disks():\n"
+            "    return [o._disk for o in gc.get_objects() if isinstance(o, Primitive)]\n"
+            "at_import = disks()\n"
+            "wgrad.nn.GRU(2, 2)(wgrad.ones(3, 1, 2, requires_grad=True))[0].sum().backward()\n"
+            "print(json.dumps([[repr(d) for d in at_import if d is not None],\n"
+            "    sorted(repr(d) for d in disks() if d is not None and d[0] == 'lift')]))")
+    outs = [json.loads(subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True,
+        env=dict(os.environ, PYTHONPATH=ROOT), timeout=120, check=True).stdout)
+        for _ in range(2)]
+    assert sorted(outs[0][0]) == places
+    assert outs[0][1] == outs[1][1] and len(outs[0][1]) >= 2  # the layer's op and its vjp
     late = Primitive("late_op", lambda x: x)  # made after import: no place, not kept
     assert late._disk is None
     with pytest.raises(_lazy_disk._Unkeyed):

@@ -24,6 +24,7 @@ import numpy as np
 from .._autograd.grad_mode import set_grad_enabled
 from .._tensor import Tensor, _make
 from ..autograd import grad as _grad
+from ..ops import _lazy_disk
 from ..ops._primitive import Primitive
 from ._pytree import _aval_key, _is_tensor, _merge_static, _norm_argnums, _split_static
 
@@ -91,8 +92,13 @@ def jax_function(f=None, *, static_argnums=(), name=None):
     """
     if f is None:
         return functools.partial(jax_function, static_argnums=static_argnums, name=name)
-    static_argnums = _norm_argnums(static_argnums)
-    fname = name or getattr(f, "__name__", "f")
+    return _lift(f, _norm_argnums(static_argnums), name or getattr(f, "__name__", "f"),
+                 _lazy_disk.lift_place(f))
+
+
+def _lift(f, static_argnums, fname, place):
+    """``jax_function``'s lifted function; ``place``: its ops' place in disk keys, or
+    None (NOTE [Lazy disk cache])."""
     ops = {}
 
     @functools.wraps(f)
@@ -104,7 +110,7 @@ def jax_function(f=None, *, static_argnums=(), name=None):
         entry = ops.get(key)
         if entry is None:
             entry = ops[key] = _build_op(f, fname, tree, static, svals,
-                                         [t._data for t in ts])
+                                         [t._data for t in ts], place)
         op, out_tree = entry
         out = op(ts)
         return jax.tree_util.tree_unflatten(out_tree, out if isinstance(out, tuple)
@@ -113,13 +119,18 @@ def jax_function(f=None, *, static_argnums=(), name=None):
     return lifted
 
 
-def _build_op(f, fname, tree, static, svals, arrays):
+def _build_op(f, fname, tree, static, svals, arrays, place):
     def flat_f(*xs):
         dyn, kw = jax.tree_util.tree_unflatten(tree, xs)
         return f(*_merge_static(static, svals, dyn), **kw)
 
-    out_shapes = jax.eval_shape(flat_f, *arrays)
-    out_avals, out_tree = jax.tree_util.tree_flatten(out_shapes)
+    def shapes():
+        leaves, otree = jax.tree_util.tree_flatten(jax.eval_shape(flat_f, *arrays))
+        return otree, tuple((o.shape, o.dtype) for o in leaves)
+    key = _lazy_disk.lifted_key(place, (tree, static, svals))
+    # tracing f for its output shapes is a process's milliseconds: remembered on disk
+    out_tree, out_avals = shapes() if key is None else \
+        _lazy_disk.remembered("lift", key, tuple(_aval_key(a) for a in arrays), shapes)
     nout = len(out_avals)
     if nout == 0:
         raise ValueError(f"jax_function: {fname} returned no arrays")
@@ -130,7 +141,7 @@ def _build_op(f, fname, tree, static, svals, arrays):
 
     n_in = len(arrays)
     diff_in = tuple(i for i, a in enumerate(arrays) if jnp.result_type(a).kind in _DIFF_KINDS)
-    diff_out = tuple(j for j, o in enumerate(out_avals) if o.dtype.kind in _DIFF_KINDS)
+    diff_out = tuple(j for j, (_, dt) in enumerate(out_avals) if dt.kind in _DIFF_KINDS)
 
     def vjp_jax(*xs_and_cts):
         xs, cts = xs_and_cts[:n_in], xs_and_cts[n_in:]
@@ -148,7 +159,8 @@ def _build_op(f, fname, tree, static, svals, arrays):
 
     def backward(gs, args):
         if not bwd_cell:
-            bwd_cell.append(jax_function(vjp_jax, name=f"{fname}_vjp"))
+            bwd_cell.append(_lift(vjp_jax, (), f"{fname}_vjp",
+                                  None if op._disk is None else op._disk + ("vjp",)))
         if not diff_in or not diff_out:
             return [None] * len(args)
         res = bwd_cell[0](*args, *[gs[j] for j in diff_out])
@@ -163,6 +175,7 @@ def _build_op(f, fname, tree, static, svals, arrays):
         formula = lambda grads, args: backward(grads, args)  # noqa: E731
     op = Primitive(f"jax_function[{fname}]", fwd, nout=nout,
                    node_name="JaxFunctionBackward0", args=formula)
+    op._disk = key  # its place in disk keys (NOTE [Lazy disk cache]), None for none
     return op, out_tree
 
 

@@ -63,6 +63,7 @@
 # off with it (``WGRAD_COMPILE_CACHE=0``; the test suite runs with it off).
 """
 import atexit
+import enum
 import hashlib
 import importlib
 import os
@@ -102,7 +103,7 @@ try:  # jaxlib's LAPACK bindings: their set-up before a kept LAPACK call is load
 except ImportError:  # pragma: no cover (another jaxlib): such executables are not kept
     _LAPACK = None
 
-__all__ = ["register", "seal", "directory", "remembered", "compiled", "DeferredJit",
+__all__ = ["register", "lift_place", "lifted_key", "seal", "directory", "remembered", "compiled", "DeferredJit",
            "kept", "add_arrays"]
 
 _WGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -133,6 +134,31 @@ def register(prim):
     rank = _SITES.get(place, 0)
     _SITES[place] = rank + 1
     prim._disk = place + (rank,)
+
+
+def lift_place(f):
+    """The place in disk keys of the ops ``jax_function`` lifts from ``f``: where ``f`` is
+    one of wgrad's own functions without a closure, lifted while ``import wgrad`` runs
+    (nn's recurrent layers, pooling, interpolation), by file, line and rank as
+    ``register``'s; else None (a user's function: its ops are not kept)."""
+    code = getattr(f, "__code__", None)
+    if _state["sealed"] or code is None or getattr(f, "__closure__", None) or \
+            not code.co_filename.startswith(_WGRAD):
+        return None
+    place = ("lift", code.co_filename[len(_WGRAD) + 1:], code.co_firstlineno)
+    rank = _SITES.get(place, 0)
+    _SITES[place] = rank + 1
+    return place + (rank,)
+
+
+def lifted_key(place, parts):
+    """The place in disk keys of one op lifted at ``place`` (``lift_place``): that place
+    and the exact text of ``parts`` (what else decides its program: the argument tree and
+    static values), or None where either is missing."""
+    try:
+        return None if place is None else place + (_text(parts),)
+    except _Unkeyed:
+        return None
 
 
 def seal():
@@ -184,6 +210,8 @@ def _text(v):
         return text
     if isinstance(v, np.generic):
         return f"np:{v.dtype.name}:{v!r}"
+    if isinstance(v, enum.Enum):  # jax.lax.Precision...: by class and member name
+        return f"E:{type(v).__module__}.{type(v).__qualname__}.{v.name}"
     place = getattr(v, "_disk", False)
     if place is not False:  # a Primitive
         if place is None:
@@ -323,8 +351,9 @@ def _trim(d, limit):
 def remembered(kind, fn, parts, compute):
     """``compute()``, a fact about wgrad's own function ``fn`` over ``parts`` (its output
     avals, whether it passes gradients through) that no process has to trace for again:
-    read from the entry an earlier process wrote, else computed and written."""
-    if directory() is None or getattr(fn, "_wg_src", None) is None:
+    read from the entry an earlier process wrote, else computed and written. ``fn`` is a
+    recorded function, or a lifted op's place (``lifted_key``)."""
+    if directory() is None or (type(fn) is not tuple and getattr(fn, "_wg_src", None) is None):
         return compute()
     name = _digest(kind, (fn, parts))
     if name is None:
