@@ -16,9 +16,12 @@
 # A function takes part only where it is wgrad's own and its key is exact text: a
 # Primitive's forward (the primitive by name, node name, the place of its forward in
 # wgrad's source and its rank among primitives with that place, all made while ``import
-# wgrad`` runs, so the same source numbers them alike), a lazy group's backward (its ops'
-# signatures, sources and outputs) or the once-each wrapper of one; every attribute a
-# plain value (numbers by their exact ``repr``, strings, NumPy dtypes, slices, tuples...).
+# wgrad`` runs, so the same source numbers them alike), an op ``jax_function`` lifts from
+# one of wgrad's own functions at import (nn's recurrent layers, pooling, interpolation:
+# by the function's place, the op's argument tree and static values; ``lift_place``), a
+# lazy group's backward (its ops' signatures, sources and outputs) or the once-each
+# wrapper of one; every attribute a plain value (numbers by their exact ``repr``,
+# strings, NumPy dtypes, enum members, slices, tuples...).
 # Anything else (a custom Function's backward, a user's function, an attribute that is an
 # object) leaves its segment to be compiled as before.
 # Every key also holds a fingerprint of all else that decides the program: wgrad's source
