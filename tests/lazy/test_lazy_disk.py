@@ -139,6 +139,7 @@ img = wgrad.tensor(rng.standard_normal((2, 3, 6, 6)).astype(np.float32))
 conv, gru = wgrad.nn.Conv2d(3, 4, 3, padding=1), wgrad.nn.GRU(4, 4)
 h = wgrad.nn.functional.adaptive_avg_pool2d(conv(img), 2).flatten(2).permute(2, 0, 1)
 gru(h)[0].sum().backward()
+assert wgrad.arange(12.).reshape(3, 4).t().reshape(12).shape == (12,)  # a view's element ids
 traced_all = len(traces) - before
 with jax.disable_jit():  # the dispatcher runs the function itself, as jax.jit's
     m.grad = m.grad * 2
