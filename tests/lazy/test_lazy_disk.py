@@ -140,6 +140,8 @@ conv, gru = wgrad.nn.Conv2d(3, 4, 3, padding=1), wgrad.nn.GRU(4, 4)
 h = wgrad.nn.functional.adaptive_avg_pool2d(conv(img), 2).flatten(2).permute(2, 0, 1)
 gru(h)[0].sum().backward()
 assert wgrad.arange(12.).reshape(3, 4).t().reshape(12).shape == (12,)  # a view's element ids
+a = w2.detach().abs()  # argsorts with their slices (and median's NaN rule) kept
+assert a.topk(2, dim=0).values.shape == (2, 4) and a.median(dim=0).values.shape == (4,)
 traced_all = len(traces) - before
 with jax.disable_jit():  # the dispatcher runs the function itself, as jax.jit's
     m.grad = m.grad * 2

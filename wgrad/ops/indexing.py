@@ -1334,16 +1334,27 @@ def _no_complex(input, name):
     raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.scalar_name}\'')
 
 
-def _order(x, dim, descending):
-    return _orderer(dim, bool(descending))(x)
+def _order(x, dim, descending, start=None, stop=None, nan_first=False, squeezed=False):
+    """A stable argsort of ``x`` along ``dim``; its ``[start:stop]`` where given (topk's
+    first k, kthvalue's one); ``nan_first``: a slice holding NaN gives its first NaN's
+    index instead (median's rule); ``squeezed``: and that without ``dim`` (a pair)."""
+    return _orderer(dim, bool(descending), start, stop, nan_first, squeezed)(x)
 
 
 @functools.lru_cache(maxsize=64)  # NOTE [Bounded caches]
-def _orderer(dim, descending):
-    """A stable argsort along ``dim``, kept on disk as an op's program (NOTE [Eager disk
-    cache]): jnp's own is traced and lowered in every process."""
-    return kept(f"argsort {dim} {descending}", functools.partial(
-        jnp.argsort, axis=dim, stable=True, descending=descending))
+def _orderer(dim, descending, start, stop, nan_first, squeezed):
+    """``_order``'s computation, kept on disk as an op's program (NOTE [Eager disk
+    cache]): jnp's own argsort, slice and NaN selection are traced in every process."""
+    def order(x):
+        ix = jnp.argsort(x, axis=dim, stable=True, descending=descending)
+        if start is not None:
+            ix = lax.slice_in_dim(ix, start, stop, axis=dim)
+        if nan_first:
+            isnan = jnp.isnan(x)
+            ix = jnp.where(isnan.any(dim, keepdims=True),
+                           jnp.argmax(isnan, dim, keepdims=True).astype(ix.dtype), ix)
+        return (ix, jnp.squeeze(ix, dim)) if squeezed else ix
+    return kept(f"argsort {dim} {descending} {start} {stop} {nan_first} {squeezed}", order)
 
 
 def _index_tensor(a):
@@ -1386,7 +1397,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     d = _wrap_dim(dim, x.ndim)
     if not 0 <= k <= x.shape[d]:
         raise RuntimeError("selected index k out of range")
-    ix = lax.slice_in_dim(_order(x._data, d, largest), 0, k, axis=d)
+    ix = _order(x._data, d, largest, 0, k)
     vals = _topk_values(x, ix, dim=d, squeeze=False)
     if input.ndim == 0:
         return topk_result(vals.reshape(()), _index_tensor(ix.reshape(())))
@@ -1397,15 +1408,11 @@ def _select_kth(input, kth, dim, keepdim, prim, result, descending=False, nan=Fa
     """``nan=True``: a slice holding NaN selects its first NaN (median's rule)."""
     x = input.reshape(1) if input.ndim == 0 else input
     d = _wrap_dim(dim, x.ndim)
-    ix = lax.slice_in_dim(_order(x._data, d, descending), kth, kth + 1, axis=d)
-    if nan and x._data.dtype.kind == "f":
-        isnan = jnp.isnan(x._data)
-        ix = jnp.where(isnan.any(d, keepdims=True),
-                       jnp.argmax(isnan, d, keepdims=True).astype(ix.dtype), ix)
     squeeze = not keepdim or input.ndim == 0
+    ix, out = _order(x._data, d, descending, kth, kth + 1,
+                     nan_first=nan and x._data.dtype.kind == "f", squeezed=True)
     vals = prim(x, ix, dim=d, squeeze=squeeze)
-    ix = jnp.squeeze(ix, d) if squeeze else ix
-    return result(vals, _index_tensor(ix))
+    return result(vals, _index_tensor(out if squeeze else ix))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
