@@ -142,6 +142,10 @@ gru(h)[0].sum().backward()
 assert wgrad.arange(12.).reshape(3, 4).t().reshape(12).shape == (12,)  # a view's element ids
 a = w2.detach().abs()  # argsorts with their slices (and median's NaN rule) kept
 assert a.topk(2, dim=0).values.shape == (2, 4) and a.median(dim=0).values.shape == (4,)
+v = wgrad.arange(6.).reshape(2, 3)  # index arrays put from the host, bounds read there
+assert wgrad.index_select(v, 1, wgrad.tensor([2, 0])).shape == (2, 2) and v[v > 2].shape == (3,)
+assert wgrad.nn.functional.pad(img, (1, 1, 1, 1), mode="reflect").shape == (2, 3, 8, 8)
+assert wgrad.nn.functional.one_hot(wgrad.tensor([0, 2]), 3).shape == (2, 3)
 traced_all = len(traces) - before
 with jax.disable_jit():  # the dispatcher runs the function itself, as jax.jit's
     m.grad = m.grad * 2

@@ -105,7 +105,9 @@ def _lift(f, static_argnums, fname, place):
     def lifted(*args, **kwargs):
         static, svals, dyn = _split_static(args, static_argnums)
         leaves, tree = jax.tree_util.tree_flatten((dyn, kwargs), is_leaf=_is_tensor)
-        ts = [x if isinstance(x, Tensor) else _make(jnp.asarray(x)) for x in leaves]
+        ts = [x if isinstance(x, Tensor) else  # a NumPy array: put, no conversion traced
+              _make(jax.device_put(x) if type(x) is np.ndarray else jnp.asarray(x))
+              for x in leaves]
         key = (tree, static, svals, tuple(_aval_key(t._data) for t in ts))
         entry = ops.get(key)
         if entry is None:

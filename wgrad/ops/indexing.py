@@ -259,7 +259,7 @@ def _add_mask(self, a, dim, key, arrays):
         return
     for nz in np.nonzero(np.asarray(a)):
         key.append(_ADV)
-        arrays.append(jnp.asarray(nz))
+        arrays.append(jax.device_put(nz))  # jnp.asarray traced a conversion per shape
 
 
 def _add_integer_index(self, a, dim, key, arrays):
@@ -332,7 +332,8 @@ def _dim_index(input, dim, index, name):
     if a.dtype.kind not in "iu":
         raise IndexError(f"{name}(): Expected dtype int32/int64 for index")
     if input.ndim and not _is_tracer(a) and a.size:
-        lo, hi = int(a.min()), int(a.max())
+        host = np.asarray(a)  # its bounds on the host: jnp's min/max traced per shape
+        lo, hi = int(host.min()), int(host.max())
         if lo < 0 or hi >= input.shape[d]:
             if name == "index_copy":
                 bad = lo if lo < 0 else hi
@@ -1039,7 +1040,9 @@ _bincount = _host_node("bincount", "NotImplemented", RuntimeError,
 
 
 def _from_host(a, dt=None):
-    return _make(jnp.asarray(a, None if dt is None else dt.np))
+    """A host array as a tensor (of dtype ``dt``): NumPy casts, JAX takes the array
+    (``jnp.asarray`` traced a conversion per shape)."""
+    return _make(jax.device_put(np.asarray(a, None if dt is None else dt.np)))
 
 
 def _groups(rows, consecutive):

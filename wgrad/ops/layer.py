@@ -576,7 +576,7 @@ def one_hot(tensor, num_classes=-1):
             num_classes = top + 1
         elif top >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
-    classes = _make(jnp.arange(num_classes, dtype=jnp.int64))
+    classes = _make(jax.device_put(np.arange(num_classes, dtype=np.int64)))
     return eq(tensor.unsqueeze(-1), classes).to(D.int64)
 
 

@@ -957,7 +957,7 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
 
 
 def _real_np(A):
-    return jnp.zeros((), _np(A)).real.dtype
+    return np.zeros((), _np(A)).real.dtype
 
 
 # ======================================================================================

@@ -5,6 +5,7 @@ import operator
 import warnings
 import weakref
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 import numpy as np
@@ -1299,7 +1300,7 @@ def _pad_by_index(input, pad, mode):
              for d in range(nd - k, nd)]
     _check_padded_sizes(input, mode, k, sizes)
     from .indexing import _ADV, _FULL, _index
-    arrays = tuple(jnp.asarray(a) for a in np.ix_(*sources))
+    arrays = tuple(jax.device_put(a) for a in np.ix_(*sources))  # no conversion traced
     return _index(input, arrays, key=(_FULL,) * (nd - k) + (_ADV,) * k)
 
 
