@@ -1323,12 +1323,24 @@ def logit(input, eps=None):
     return _unary_float(_logit, input, eps=None if eps is None else float(eps))
 
 
-def sinc(input):
-    """``sin(pi x) / (pi x)``, 1 at 0 (gradient 0 there)."""
-    x = _as_float(input)
+def _sinc_fwd(x):
     zero = x == 0
-    px = where(zero, 1., x) * math.pi  # a safe denominator: no 0/0 in the gradient
-    return where(zero, 1., px.sin() / px)
+    px = jnp.where(zero, jnp.ones((), x.dtype), x) * jnp.asarray(math.pi, x.real.dtype)
+    return jnp.where(zero, jnp.ones((), x.dtype), jnp.sin(px) / px)
+
+
+def _sinc_derivative(self):
+    """torch's: ``(pi x cos(pi x) - sin(pi x)) / (pi x^2)``, 0 at 0."""
+    px = self * math.pi
+    return where(self == 0, 0., (px * px.cos() - px.sin()) / (px * self))
+
+
+_sinc = _unary("sinc", _sinc_fwd, holomorphic(_sinc_derivative))
+
+
+def sinc(input):
+    """``sin(pi x) / (pi x)``, 1 at 0 (gradient 0 there): one op, SincBackward0."""
+    return _sinc(input)
 
 
 _heaviside = Primitive(
@@ -1504,7 +1516,7 @@ ceil = _rounding("ceil", jnp.ceil)
 trunc = _rounding("trunc", jnp.trunc)
 _round_plain = _rounding("round", jnp.round)
 _round_dec = Primitive("round", lambda self, *, decimals: jnp.round(self, decimals),
-                       self=lambda grad: grad * 0)
+                       node_name="RoundBackward1", self=lambda grad: grad * 0)
 
 
 def round(input, *, decimals=0):  # noqa: A001
