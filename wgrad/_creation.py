@@ -13,6 +13,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import default_jax_device as _default_jax_device
 from ._device import device as _dev
+from ._device import cpu_only as _cpu_only, unguarded as _unguarded
 from ._tensor import Size, Tensor, _make, _raw_data
 from .ops._out import _CPP, no_derivative
 from .ops._primitive import Primitive, check_broadcast
@@ -222,18 +223,18 @@ def _host_made(shape, dt, fill):
     """An array of ``shape`` and NumPy dtype ``dt`` that ``fill(buffer)`` writes, made on
     the host and adopted by JAX; None where that is not done (NOTE [Fillers on the
     host])."""
-    if not _host_gemm.cpu_only() or not _top_level() or \
+    if not _cpu_only() or not _top_level() or \
             math.prod(shape) * dt.itemsize > HOST_FILL_MAX:
         return None
     a = _host_gemm._empty(tuple(shape), dt)
     with np.errstate(over="ignore"):  # 1e40 as float32 is inf, as in PyTorch
         fill(a)
-    return _host_gemm.unguarded(_adopt, a)
+    return _unguarded(_adopt, a)
 
 
 def _on_host(device):
     """Whether a new tensor for ``device`` can be made on the host."""
-    return device is None or _host_gemm.cpu_only() and \
+    return device is None or _cpu_only() and \
         _dev(device).jax_device() == _default_jax_device()
 
 

@@ -1,5 +1,6 @@
 """Torch-style device names mapped onto JAX devices."""
 import jax
+from jax._src.config import transfer_guard_host_to_device as _guard
 
 __all__ = ["device", "current_index", "default_jax_device", "several_devices"]
 
@@ -112,3 +113,23 @@ def several_devices():
                 pass
         r = _SEVERAL[0] = n > 1
     return r
+
+
+def cpu_only():
+    """Whether JAX has one device, a CPU: where a host array is adopted, not moved (NOTE
+    [Host GEMM], [Fillers on the host])."""
+    if not _CPU_ONLY:
+        _CPU_ONLY.append(not several_devices() and jax.default_backend() == "cpu")
+    return _CPU_ONLY[0]
+
+
+_CPU_ONLY = []
+
+
+def unguarded(call, *args):
+    """``call(*args)``, a host-to-device put, past a transfer guard: on a CPU-only JAX
+    no data moves (NOTE [Host GEMM])."""
+    if _guard.value in (None, "allow"):
+        return call(*args)
+    with jax.transfer_guard_host_to_device("allow"):
+        return call(*args)

@@ -4,12 +4,11 @@ import os
 
 import jax
 from jax._src.array import ArrayImpl as _ArrayImpl  # the class of concrete arrays
-from jax._src.config import transfer_guard_host_to_device as _guard
 from jax._src.core import ShapedArray as _ShapedArray
 from jax._src.lib import xla_client as _xla_client
 import numpy as np
 
-from .._device import several_devices
+from .._device import cpu_only, unguarded
 from .shape import _sum_to_fwd  # the broadcast reduction, over numpy arrays here
 
 # JAX's C++ entry point for host arrays (see _adopter), where this JAX has it
@@ -37,25 +36,6 @@ MIN_WORK_LAZY = 1 << 22
 _KINDS = frozenset(np.dtype(d) for d in (np.complex64, np.complex128))
 _STATE = []  # [put] once probed; put is None where the path is off
 _AVALS = {}
-
-
-def cpu_only():
-    """Whether JAX has one device, a CPU: where a host array is adopted, not moved."""
-    if not _CPU_ONLY:
-        _CPU_ONLY.append(not several_devices() and jax.default_backend() == "cpu")
-    return _CPU_ONLY[0]
-
-
-_CPU_ONLY = []
-
-
-def unguarded(call, *args):
-    """``call(*args)``, a host-to-device put, past a transfer guard: on a CPU-only JAX
-    no data moves (see the NOTE)."""
-    if _guard.value in (None, "allow"):
-        return call(*args)
-    with jax.transfer_guard_host_to_device("allow"):
-        return call(*args)
 
 
 def _probe():

@@ -106,8 +106,8 @@ try:  # jaxlib's LAPACK bindings: their set-up before a kept LAPACK call is load
 except ImportError:  # pragma: no cover (another jaxlib): such executables are not kept
     _LAPACK = None
 
-__all__ = ["register", "lift_place", "lifted_key", "seal", "directory", "remembered", "compiled", "DeferredJit",
-           "kept", "add_arrays"]
+__all__ = ["register", "lift_place", "lifted_key", "seal", "directory", "remembered",
+           "compiled", "DeferredJit", "kept", "add_arrays"]
 
 _WGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _state = {"dir": False, "sealed": False, "stamp": None, "config": (None, ""),

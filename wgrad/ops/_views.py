@@ -30,7 +30,7 @@ import numpy as np
 
 from .._autograd import forward_ad as _fw
 from .._autograd.grad_mode import _state as _grad_state
-from .._device import several_devices
+from .._device import cpu_only, unguarded
 
 __all__ = ["mark_view", "link_alias", "rebind", "conj_bits", "strided_as", "is_contiguous",
            "set_creation", "check_view_inplace", "storage_ids", "strides_of",
@@ -257,11 +257,11 @@ def _element_ids(t):
     chain = tuple(c for c in m.chain if c[0].name not in _VALUE_ONLY)
     # the numbers depend on shapes only: computed eagerly even inside a traced formula
     with jax.ensure_compile_time_eval():
-        if several_devices() or jax.default_backend() != "cpu":
+        if cpu_only():  # made on the host: jnp's iota is traced per shape (no data moves)
+            iota = unguarded(jax.device_put,
+                             np.arange(root.size, dtype=np.int64).reshape(root.shape))
+        else:
             iota = jnp.arange(root.size).reshape(root.shape)
-        else:  # made on the host: jnp's iota is traced per shape (no data moves)
-            with jax.transfer_guard_host_to_device("allow"):
-                iota = jax.device_put(np.arange(root.size, dtype=np.int64).reshape(root.shape))
         return np.asarray(_replay_raw(chain, iota))
 
 
