@@ -2,9 +2,9 @@
 
 The functions torch.special shares with the top level are the same ops here (the same
 values, gradients and ``grad_fn`` as in torch, where ``special.expit`` is ``sigmoid``,
-``special.gammaln`` is ``lgamma``, ``special.multigammaln`` is ``mvlgamma``...). The
-others (Bessel functions, orthogonal polynomials, ``ndtr``, ``entr``, ``zeta``...) are not
-implemented yet: calling one raises ``NotImplementedError`` (docs/differences.md).
+``special.gammaln`` is ``lgamma``, ``special.multigammaln`` is ``mvlgamma``...); its own
+(``ndtr``, ``erfcx``, ``zeta``, the Bessel functions, the orthogonal polynomials...) are in
+ops/special.py (NOTE [Special functions]).
 
 Example
 -------
@@ -13,6 +13,15 @@ Example
 tensor([0.5000])
 """
 from . import ops as _ops
+from .ops.special import (  # noqa: F401  (torch.special's own functions)
+    SPECIAL as _SPECIAL, airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1,
+    chebyshev_polynomial_t, chebyshev_polynomial_u, chebyshev_polynomial_v,
+    chebyshev_polynomial_w, entr, erfcx, hermite_polynomial_h, hermite_polynomial_he, i0e, i1,
+    i1e, laguerre_polynomial_l, legendre_polynomial_p, log_ndtr, modified_bessel_i0,
+    modified_bessel_i1, modified_bessel_k0, modified_bessel_k1, ndtr, ndtri,
+    scaled_modified_bessel_k0, scaled_modified_bessel_k1, shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u, shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w, spherical_bessel_j0, xlog1py, zeta)
 
 __all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc",
            "gammaincc", "gammaln", "i0", "log1p", "log_softmax", "logit", "logsumexp",
@@ -33,29 +42,4 @@ round = _ops.round  # noqa: A001 (torch.special.round)
 sinc = _ops.sinc
 xlogy = _ops.xlogy
 
-# torch.special's other functions: present, so that code probing for them finds them, and
-# raising where called (docs/differences.md, "torch.special")
-NOT_IMPLEMENTED = (
-    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
-    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "entr",
-    "erfcx", "hermite_polynomial_h", "hermite_polynomial_he", "i0e", "i1", "i1e",
-    "laguerre_polynomial_l", "legendre_polynomial_p", "log_ndtr", "modified_bessel_i0",
-    "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "ndtr", "ndtri",
-    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
-    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
-    "spherical_bessel_j0", "xlog1py", "zeta")
-
-
-def _not_implemented(name):
-    def f(*args, **kwargs):
-        raise NotImplementedError(
-            f"wgrad.special.{name} is not implemented yet (torch.special.{name}): see "
-            f"docs/differences.md, \"torch.special\"")
-    f.__name__ = f.__qualname__ = name
-    return f
-
-
-for _name in NOT_IMPLEMENTED:
-    globals()[_name] = _not_implemented(_name)
-del _name
+__all__ += list(_SPECIAL)

@@ -44,11 +44,23 @@ _ELEMENTWISE = (
     "arccos arcsin arctan arccosh arcsinh arctanh arctan2 divide multiply subtract greater "
     "greater_equal less less_equal not_equal fix gcd lcm i0 "
     "ldexp nextafter mvlgamma bitwise_left_shift bitwise_right_shift")
+# torch.special's functions (ops/special.py): torch computes these without a derivative, so
+# out= takes them with inputs that require grad
+_SPECIAL_NONDIFF = (
+    "airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 chebyshev_polynomial_t "
+    "chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w "
+    "hermite_polynomial_h hermite_polynomial_he laguerre_polynomial_l legendre_polynomial_p "
+    "modified_bessel_i0 modified_bessel_i1 modified_bessel_k0 modified_bessel_k1 "
+    "scaled_modified_bessel_k0 scaled_modified_bessel_k1 shifted_chebyshev_polynomial_t "
+    "shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v "
+    "shifted_chebyshev_polynomial_w spherical_bessel_j0")
+_SPECIAL_DIFF = "entr erfcx i0e i1 i1e log_ndtr ndtri xlog1py zeta"
 _NO_GRAD_ERROR = ("floor_divide eq ne lt le gt ge bitwise_not bitwise_and bitwise_or "
                   "bitwise_xor logical_not logical_and logical_or logical_xor conj_physical "
                   "all any nonzero tensordot isin signbit bucketize searchsorted argmax "
                   "argmin isposinf isneginf greater greater_equal less less_equal not_equal gcd "
-                  "lcm bitwise_left_shift bitwise_right_shift linalg_matrix_rank").split()
+                  "lcm bitwise_left_shift bitwise_right_shift linalg_matrix_rank").split() + \
+    _SPECIAL_NONDIFF.split()
 _ATEN = {"negative": "neg", "square": "pow", "clip": "clamp", "true_divide": "div",
          "absolute": "abs", "concat": "cat", "concatenate": "cat", "hstack": "cat",
          "vstack": "cat", "diff": "sub", "outer": "mul", "ger": "mul", "kron": "mul",
@@ -70,7 +82,8 @@ _ATEN = {"negative": "neg", "square": "pow", "clip": "clamp", "true_divide": "di
          "divide": "div", "multiply": "mul", "subtract": "sub", "fix": "trunc",
          "cholesky_ex": "linalg_cholesky_ex", "inv_ex": "linalg_inv_ex",
          "solve_ex": "_linalg_solve_ex", "householder_product": "linalg_householder_product",
-         "orgqr": "linalg_householder_product", "frobenius_norm": "norm"}
+         "orgqr": "linalg_householder_product", "frobenius_norm": "norm",
+         **{n: "special_" + n for n in _SPECIAL_DIFF.split()}}
 # How each op checks out's dtype against its result's (``_rule``): (how, exception,
 # message). how: "exact" (the same dtype), "cast" (a result kind that fits: bool < int <
 # float < complex), "float" (a floating out), "floatc" (floating or complex), "real" (not
@@ -206,6 +219,7 @@ _OUT_GRAPH = {
                      "ldl_factor_ex", "ldl_solve"), "history"),
     "softmax": "softmax", "log_softmax": "log_softmax", "heaviside": "heaviside",
     "conj_physical": "conj_physical", "slice_scatter": "slice_scatter",
+    "special.ndtr": "history",  # a composite: out takes the history, as torch's
     "diag": lambda args: "diag_embed" if args[0].ndim == 1 else "diagonal_copy",
 }
 _RAISES = {}  # aten op -> the identity Primitive whose backward raises torch's error
@@ -275,6 +289,7 @@ TAKES_OUT = {
     "pooling": ["avg_pool2d", "avg_pool3d"],
     "nn_extra": ["logsigmoid"],
     "creation": ["normal", "bernoulli"],
+    "special": _SPECIAL_DIFF.split() + ["ndtr"] + _SPECIAL_NONDIFF.split(),
 }
 # factory functions: out's dtype unless dtype= is given (then it must match), and out is
 # resized without a warning, as torch's

@@ -1257,7 +1257,9 @@ def _xlogy_fwd(self, other, *, dtype):
 # torch 2.13's formulas: d/dself = xlogy(grad, other), 0 where self == 0 and other <= 0
 # (log(other) at self == 0 otherwise); d/dother = self / other (nan at 0/0)
 _xlogy = Primitive(
-    "xlogy", _xlogy_fwd,
+    "xlogy", _xlogy_fwd, scalar_overload=True,  # a number input: XlogyBackward1/2, as torch
+    node_name_of=lambda akey, in_meta: "XlogyBackward" + (
+        "1" if in_meta[0] is None else "2" if in_meta[1] is None else "0"),
     self=lambda grad, self, other: where((self == 0) & (other <= 0), 0., xlogy(grad, other)),
     other=lambda grad, self, other: grad * self / other)
 
