@@ -404,9 +404,91 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     d = _dt(dtype, D.default_complex() if builtins.any(
         isinstance(v, complex) for v in (start, end)) else None)
     n = _steps(steps, d.itemsize)
+    dt = np.dtype(d.np)
+    if (dt.kind in "iu" or dt in (np.float32, np.float64)) and builtins.all(
+            type(v) in (int, float) for v in (start, end)):  # NOTE [linspace's values]
+        host = _linspace_host(start, end, n, dt)
+        data = _unguarded(_adopt, host) if _on_host(device) else \
+            jax.device_put(host, _dev(device).jax_device())
+        return _finish(data, requires_grad)
     if d.np.kind in "iub":  # torch: computed in floating point, truncated toward zero
         return _finish(jnp.linspace(start, end, n).astype(d.np), requires_grad, device)
     return _finish(jnp.linspace(start, end, n, dtype=d.np), requires_grad, device)
+
+
+# NOTE [linspace's values]
+# torch's CPU linspace computes element i as start + step * i below steps // 2 and as
+# end - step * (steps - 1 - i) from there, step = (end - start) / (steps - 1) in the dtype
+# (in double for integer dtypes, then truncated), and its compiler fuses each product and
+# sum into one FMA. jnp.linspace's formula differs (a third of float32 elements 1 ulp
+# apart), so for float32, float64 and the integer dtypes the values are made on the host by
+# that formula with the FMA emulated exactly: the product split error-free (Dekker) and
+# the sum rounded once (TwoSum; for float32 the double sum's tie with a float32 midpoint
+# broken by its error). tests/test_creation_values.py compares random ranges with torch
+# bit for bit. float16, bfloat16 and complex dtypes (whose Half and c10::complex
+# arithmetic we have not modelled exactly) keep jnp's values.
+_LINSPACE_CHUNK = 1 << 20
+
+
+def _linspace_host(start, end, n, dt):
+    out = np.empty(n, dt)
+    if n == 1:
+        out[0] = start
+    if n <= 1:
+        return out
+    if dt == np.float32:
+        s, e = np.float32(start), np.float32(end)
+        step = np.float64((e - s) / np.float32(n - 1))
+        s, e, fma = np.float64(s), np.float64(e), _fma32
+    else:  # float64, and integers in double
+        s, e = (float(int(v)) if dt.kind in "iu" else float(v) for v in (start, end))
+        step, fma = (e - s) / (n - 1), _fma64
+    half = n // 2
+    for a in range(0, n, _LINSPACE_CHUNK):
+        i = np.arange(a, min(a + _LINSPACE_CHUNK, n), dtype=np.float64)
+        j = (n - 1) - i
+        if dt == np.float32:  # torch's index as a float32 (rounded past 2^24)
+            i, j = (v.astype(np.float32).astype(np.float64) for v in (i, j))
+        lo = fma(step, i, s)
+        hi = fma(-step, j, e)
+        out[a:a + lo.size] = np.where(np.arange(a, a + lo.size) < half, lo, hi)
+    return out
+
+
+def _two_product(a, b):
+    """``(p, err)`` with ``p + err == a * b`` exactly (Dekker's product, float64)."""
+    p = a * b
+    ah = a * 134217729.0  # Veltkamp's split by 2^27 + 1
+    ah = ah - (ah - a)
+    al = a - ah
+    bh = b * 134217729.0
+    bh = bh - (bh - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _two_sum(a, b):
+    """``(s, err)`` with ``s + err == a + b`` exactly."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _fma64(a, b, c):
+    """``a * b + c`` rounded once, for float64 arrays."""
+    p, pe = _two_product(a, b)
+    s, se = _two_sum(c, p)
+    return s + (se + pe)
+
+
+def _fma32(a, b, c):
+    """``a * b + c`` rounded once to float32, for float32 values held as float64 (their
+    product is exact in double)."""
+    s, err = _two_sum(c, a * b)
+    # a double exactly halfway between two floats rounds by its error, not to even
+    tie = (s.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    s = np.where(tie & (err != 0), np.nextafter(s, np.copysign(np.inf, err)), s)
+    return s.astype(np.float32)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
