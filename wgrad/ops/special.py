@@ -172,7 +172,7 @@ _i0e = Primitive("special_i0e", _in_float32(_SP.i0e),
 _i1e = Primitive("special_i1e", _in_float32(_SP.i1e),
                  self=lambda grad, self, result: grad * _i1e_slope(self, result))
 i0e = _real_unary(_i0e, "i0e_cpu", "``exp(-|x|) i0(x)``.",
-                  ">>> wgrad.special.i0e(wgrad.tensor([0.]))\n    tensor([1.])")
+                  ">>> wgrad.special.i0e(wgrad.tensor([1.]))\n    tensor([0.4658])")
 i1 = _real_unary(_i1, "i1_cpu", "The modified Bessel function of the first kind of order 1.",
                  ">>> wgrad.special.i1(wgrad.tensor([0.]))\n    tensor([0.])")
 i1e = _real_unary(_i1e, "i1e_cpu", "``exp(-|x|) i1(x)``.",
