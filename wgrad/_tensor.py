@@ -488,7 +488,7 @@ class Tensor(_StorageMethods, _Fields):
         if self._data.size != 1:
             raise RuntimeError(f"Boolean value of Tensor with more than one value is "
                                f"ambiguous")
-        return bool(self._data.reshape(()))
+        return bool(np.asarray(self._data).reshape(()))  # on the host: a jnp reshape traces
 
     def __float__(self):
         return float(self.item().real if self.is_complex() else self.item())

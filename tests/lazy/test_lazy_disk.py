@@ -146,6 +146,9 @@ v = wgrad.arange(6.).reshape(2, 3)  # index arrays put from the host, bounds rea
 assert wgrad.index_select(v, 1, wgrad.tensor([2, 0])).shape == (2, 2) and v[v > 2].shape == (3,)
 assert wgrad.nn.functional.pad(img, (1, 1, 1, 1), mode="reflect").shape == (2, 3, 8, 8)
 assert wgrad.nn.functional.one_hot(wgrad.tensor([0, 2]), 3).shape == (2, 3)
+assert wgrad.masked_select(v, v > 2).shape == (3,) and wgrad.histc(v, bins=4).shape == (4,)
+assert wgrad.nanmedian(v, 1).values.shape == (2,) and wgrad.linspace(0, 1, 9).shape == (9,)
+assert wgrad.linalg.lstsq(wgrad.randn(5, 3), wgrad.randn(5, 2), driver="gelsd").rank == 3
 traced_all = len(traces) - before
 with jax.disable_jit():  # the dispatcher runs the function itself, as jax.jit's
     m.grad = m.grad * 2

@@ -929,8 +929,10 @@ def masked_select(input, mask):
     x = expand(input, shape) if tuple(input.shape) != shape else input
     m = np.broadcast_to(_host(mask, "masked_select"), shape)
     if not shape:
-        return _index(x.reshape(1), (jnp.asarray(np.nonzero(m.reshape(1))[0]),), key=(_ADV,))
-    return _index(x, tuple(jnp.asarray(i) for i in np.nonzero(m)), key=(_ADV,) * len(shape))
+        return _index(x.reshape(1), (jax.device_put(np.nonzero(m.reshape(1))[0]),),
+                      key=(_ADV,))
+    # jax.device_put: jnp.asarray traced a conversion per shape
+    return _index(x, tuple(jax.device_put(i) for i in np.nonzero(m)), key=(_ADV,) * len(shape))
 
 
 def masked_scatter(input, mask, source):
@@ -957,9 +959,9 @@ def masked_scatter(input, mask, source):
     if n != source.numel():
         vals = getitem(vals, slice(0, n))
     if not shape:
-        ix = (jnp.asarray(np.nonzero(m.reshape(1))[0]),)
+        ix = (jax.device_put(np.nonzero(m.reshape(1))[0]),)
         return _index_put(x.reshape(1), ix, vals, key=(_ADV,), accumulate=False).reshape(())
-    ix = tuple(jnp.asarray(i) for i in np.nonzero(m))
+    ix = tuple(jax.device_put(i) for i in np.nonzero(m))
     return _index_put(x, ix, vals, key=(_ADV,) * len(shape), accumulate=False)
 
 
@@ -979,7 +981,7 @@ def nonzero(input, *, as_tuple=False):
         if a.ndim == 0:
             return (_make(jnp.zeros((1 if a != 0 else 0,), it)),)
         return tuple(_make(jnp.asarray(i, it)) for i in np.nonzero(a))
-    return _make(jnp.asarray(np.argwhere(a), it))
+    return _make(jax.device_put(np.argwhere(a).astype(it)))
 
 
 def argwhere(input):
@@ -1337,15 +1339,18 @@ def _no_complex(input, name):
     raise NotImplementedError(f'"{name}" not implemented for \'{input.dtype.scalar_name}\'')
 
 
-def _order(x, dim, descending, start=None, stop=None, nan_first=False, squeezed=False):
+def _order(x, dim, descending, start=None, stop=None, nan_first=False, squeezed=False,
+           nan_median=False):
     """A stable argsort of ``x`` along ``dim``; its ``[start:stop]`` where given (topk's
     first k, kthvalue's one); ``nan_first``: a slice holding NaN gives its first NaN's
-    index instead (median's rule); ``squeezed``: and that without ``dim`` (a pair)."""
-    return _orderer(dim, bool(descending), start, stop, nan_first, squeezed)(x)
+    index instead (median's rule); ``nan_median``: the index of the lower median of each
+    slice's numbers (NaNs sort last; an all-NaN slice: its first), nanmedian's;
+    ``squeezed``: and that without ``dim`` (a pair)."""
+    return _orderer(dim, bool(descending), start, stop, nan_first, squeezed, nan_median)(x)
 
 
 @functools.lru_cache(maxsize=64)  # NOTE [Bounded caches]
-def _orderer(dim, descending, start, stop, nan_first, squeezed):
+def _orderer(dim, descending, start, stop, nan_first, squeezed, nan_median):
     """``_order``'s computation, kept on disk as an op's program (NOTE [Eager disk
     cache]): jnp's own argsort, slice and NaN selection are traced in every process."""
     def order(x):
@@ -1356,8 +1361,12 @@ def _orderer(dim, descending, start, stop, nan_first, squeezed):
             isnan = jnp.isnan(x)
             ix = jnp.where(isnan.any(dim, keepdims=True),
                            jnp.argmax(isnan, dim, keepdims=True).astype(ix.dtype), ix)
+        if nan_median:
+            k = jnp.sum(~jnp.isnan(x), axis=dim, keepdims=True)
+            ix = jnp.take_along_axis(ix, jnp.maximum((k - 1) // 2, 0), axis=dim)
         return (ix, jnp.squeeze(ix, dim)) if squeezed else ix
-    return kept(f"argsort {dim} {descending} {start} {stop} {nan_first} {squeezed}", order)
+    return kept(f"argsort {dim} {descending} {start} {stop} {nan_first} {squeezed}"
+                + (" nan median" if nan_median else ""), order)
 
 
 def _index_tensor(a):
@@ -1488,12 +1497,10 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is not None:  # the lower median of each slice's values that are not NaN
         x = input.reshape(1) if input.ndim == 0 else input
         d = _wrap_dim(dim, x.ndim)
-        k = jnp.sum(~jnp.isnan(x._data), axis=d, keepdims=True)
-        ix = jnp.take_along_axis(_order(x._data, d, False), jnp.maximum((k - 1) // 2, 0),
-                                 axis=d)  # NaNs sort last; an all-NaN slice: its first
+        ix, squeezed = _order(x._data, d, False, nan_median=True, squeezed=True)
         squeeze = not keepdim or input.ndim == 0
         vals = _nanmedian_values(x, ix, dim=d, squeeze=squeeze)
-        return nanmedian_result(vals, _index_tensor(jnp.squeeze(ix, d) if squeeze else ix))
+        return nanmedian_result(vals, _index_tensor(squeezed if squeeze else ix))
     if input.numel() == 0:
         return tensor(float("nan"), dtype=input.dtype)
     return _nanmedian(input)

@@ -15,6 +15,7 @@ import operator
 import warnings
 from weakref import ref as _weakref
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -882,7 +883,7 @@ def _draw_into(input, name, generator, draw):
     shape = tuple(input.shape)
     with _rng_lock, _host_memory(shape, input.dtype):
         a = draw(_rng(generator), shape)
-    src = _make(jnp.asarray(np.asarray(a).astype(input._data.dtype)))
+    src = _make(jax.device_put(np.asarray(a).astype(input._data.dtype)))
     return _apply(input, lambda s: _REFILL[name](s, src))
 
 

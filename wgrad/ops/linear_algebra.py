@@ -942,22 +942,30 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
                            f"{'' if vec else ''}")
     X = pinv(A) @ Bm
     m, n = A.shape[-2], A.shape[-1]
-    rank = jnp.linalg.matrix_rank(A._data).astype(jnp.int64)
-    if driver != "gelsy" and m > n and bool(jnp.all(rank == n)):
+    rank = _RANK(A._data)
+    if driver != "gelsy" and m > n and bool(np.all(np.asarray(rank) == n)):
         r = A @ X - Bm
         residuals = (r.abs() ** 2).sum(-2)
     else:
-        residuals = _make(jnp.zeros((0,), dtype=_real_np(A)))
-    empty = jnp.zeros((0,), dtype=_real_np(A))
+        residuals = _empty(_real_np(A))
     # torch: rank from every driver but gels, singular values from gelsd and gelss
-    sv = _make(jnp.linalg.svd(A._data, compute_uv=False) if driver in ("gelsd", "gelss")
-               else empty)
-    rank = _make(rank if driver != "gels" else jnp.zeros((0,), jnp.int64))
+    sv = _make(_SVDVALS(A._data)) if driver in ("gelsd", "gelss") else _empty(_real_np(A))
+    rank = _make(rank) if driver != "gels" else _empty(np.int64)
     return LstsqResult(X.squeeze(-1) if vec else X, residuals, rank, sv)
 
 
 def _real_np(A):
     return np.zeros((), _np(A)).real.dtype
+
+
+def _empty(dt):
+    """An empty 1-D tensor of NumPy dtype ``dt``, put from the host (jnp.zeros traces)."""
+    return _make(jax.device_put(np.zeros((0,), dt)))
+
+
+# lstsq's rank and singular values, kept on disk (NOTE [Eager disk cache])
+_RANK = kept("lstsq rank", lambda a: jnp.linalg.matrix_rank(a).astype(jnp.int64))
+_SVDVALS = kept("lstsq svdvals", lambda a: jnp.linalg.svd(a, compute_uv=False))
 
 
 # ======================================================================================

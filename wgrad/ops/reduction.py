@@ -1325,9 +1325,9 @@ def histc(input, bins=100, min=0, max=0):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{input.dtype.scalar_name}'")
-    x = input._data.reshape(-1)
+    x = input._data
     if from_data:
-        lo, hi = (float(v) for v in _minmax(x))
+        lo, hi = (float(v) for v in _MINMAX(x))
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -1335,18 +1335,25 @@ def histc(input, bins=100, min=0, max=0):
                            f"{_bound_str(hi, from_data)}] is not finite")
     if not lo < hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    lo, hi = jnp.asarray(lo, x.dtype), jnp.asarray(hi, x.dtype)
+    # the bounds put from the host: jnp.asarray traced a conversion per dtype
+    lo, hi = (jax.device_put(np.asarray(v, x.dtype)) for v in (lo, hi))
+    if x.dtype.itemsize > 2:
+        return _make(_histc_counter(bins)(x, lo, hi))
     # float16/bfloat16 op by op (eager), so that each step rounds as in torch's kernel
-    counts = (_histc_counts if x.dtype.itemsize > 2 else _histc_counts.__wrapped__)
-    return _make(counts(x, lo, hi, bins=bins))
+    return _make(_histc_counts(x.reshape(-1), lo, hi, bins=bins))
 
 
-@jax.jit
-def _minmax(x):
-    return jnp.min(x), jnp.max(x)
+# min and max of the data, and the counts per number of bins, kept on disk (NOTE [Eager
+# disk cache]): a jax.jit function traces in every process
+_MINMAX = kept("histc minmax", lambda x: (jnp.min(x), jnp.max(x)))
 
 
-@functools.partial(jax.jit, static_argnames="bins")
+@functools.lru_cache(maxsize=64)  # NOTE [Bounded caches]
+def _histc_counter(bins):
+    return kept(f"histc {bins}", lambda x, lo, hi: _histc_counts(x.reshape(-1), lo, hi,
+                                                                  bins=bins))
+
+
 def _histc_counts(x, lo, hi, *, bins):
     """torch's bin of each x in x's dtype: (x - lo) * bins / (hi - lo), truncated, where
     x == hi goes in the last bin; values outside [lo, hi] (and NaN) are dropped."""
