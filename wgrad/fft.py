@@ -14,8 +14,8 @@ from .ops import spectral as _f
 import jax.numpy as _jnp
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
-           "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift",
-           "ifftshift"]
+           "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn",
+           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 
 def _one(x, n, dim):
@@ -113,6 +113,12 @@ def rfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     """Inverse of :func:`rfftn`; ``s[-1]`` is the real output length of the last dim."""
+    return _c2r_n(input, s, dim, norm, False)
+
+
+def _c2r_n(input, s, dim, norm, forward):
+    """irfftn (``forward`` False) and hfftn (True, of the conjugate, as torch's: one C2R
+    node over every dim) without their ``out=`` wrapper."""
     if s is not None:
         s = tuple(s)
         shape, dims = _f.canonical_dims(input, tuple(-1 for _ in s), dim)
@@ -124,7 +130,53 @@ def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     else:
         shape, dims = _f.canonical_dims(input, None, dim)
         shape = shape[:-1] + (None,)
-    return _f.c2r(input, shape, dims, norm, False, 2 * (input.shape[dims[-1]] - 1))
+    x = _f.to_complex(input).conj() if forward else input
+    return _f.c2r(x, shape, dims, norm, forward, 2 * (input.shape[dims[-1]] - 1))
+
+
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """N-dimensional :func:`hfft`: the transform of a signal Hermitian-symmetric in every
+    transformed dim, given by its one-sided half in the last (a real result of length
+    ``s[-1]``, by default ``2 * (size - 1)``)."""
+    return _c2r_n(input, s, dim, norm, True)
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional :func:`hfftn`.
+
+    Examples
+    --------
+    >>> wgrad.fft.hfft2(wgrad.tensor([[1.+0j, 0.], [0., 0.]]))
+    tensor([[1., 1.],
+            [1., 1.]])
+    """
+    return _c2r_n(input, s, dim, norm, True)
+
+
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """Inverse of :func:`hfftn`: a real signal's ``ifftn``, one-sided in the last dim (as
+    torch: the last dim's R2C, then the conjugate and the other dims' inverse C2C)."""
+    return _ihfft_n(input, s, dim, norm)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional :func:`ihfftn`.
+
+    Examples
+    --------
+    >>> wgrad.fft.ihfft2(wgrad.tensor([[4., 0.], [0., 0.]]))
+    tensor([[1.-0.j, 1.-0.j],
+            [1.+0.j, 1.+0.j]])
+    """
+    return _ihfft_n(input, s, dim, norm)
+
+
+def _ihfft_n(input, s, dim, norm):
+    shape, dims = _f.canonical_dims(input, s, dim)
+    half = _f.r2c("ihfftn", input, shape[-1:], dims[-1:], norm, False)
+    if len(dims) == 1:
+        return half.conj()
+    return _f.c2c(half.conj_physical(), shape[:-1], dims[:-1], norm, False)
 
 
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):

@@ -53,6 +53,10 @@ ND = [
     ("rfftn", WF.rfftn, jnp.fft.rfftn, (F64,), False),
     ("irfft2", WF.irfft2, None, (C128,), True),
     ("irfftn", WF.irfftn, None, (C128,), False),
+    ("hfft2", WF.hfft2, None, (C128,), True),
+    ("hfftn", WF.hfftn, None, (C128,), False),
+    ("ihfft2", WF.ihfft2, None, (F64,), True),
+    ("ihfftn", WF.ihfftn, None, (F64,), False),
 ]
 
 
@@ -158,7 +162,11 @@ def test_node_names_and_gradients_match_torch():
     calls = [lambda L, x: L.fft.fft(x), lambda L, x: L.fft.fft(x, n=8, dim=0),
              lambda L, x: L.fft.fft2(x), lambda L, x: L.fft.fftn(x, dim=0),
              lambda L, x: L.fft.fft(x * 1j), lambda L, x: L.fft.rfft(x),
-             lambda L, x: L.fft.irfft(x * (1 + 1j))]
+             lambda L, x: L.fft.irfft(x * (1 + 1j)),
+             lambda L, x: L.fft.hfft2(x * (1 + 1j)), lambda L, x: L.fft.hfftn(x * 1j, dim=0),
+             lambda L, x: L.fft.hfftn(x * 1j, s=(3, 5), norm="ortho"),
+             lambda L, x: L.fft.ihfft2(x), lambda L, x: L.fft.ihfftn(x, s=(5, 8)),
+             lambda L, x: L.fft.ihfft2(x, dim=(1, 0), norm="forward")]
     for f in calls:
         got = []
         for L in (wgrad, torch):

@@ -74,7 +74,8 @@ _ATEN = {"negative": "neg", "square": "pow", "clip": "clamp", "true_divide": "di
          "fft": "_fft_c2c", "ifft": "_fft_c2c", "fft2": "_fft_c2c", "ifft2": "_fft_c2c",
          "fftn": "_fft_c2c", "ifftn": "_fft_c2c", "rfft": "_fft_r2c", "rfft2": "_fft_r2c",
          "rfftn": "_fft_r2c", "ihfft": "_fft_r2c", "irfft": "_fft_c2r", "irfft2": "_fft_c2r",
-         "irfftn": "_fft_c2r", "hfft": "_fft_c2r", "float_power": "pow",
+         "irfftn": "_fft_c2r", "hfft": "_fft_c2r", "hfft2": "_fft_c2r", "hfftn": "_fft_c2r",
+         "ihfft2": "_fft_c2c", "ihfftn": "_fft_c2c", "float_power": "pow",
          "column_stack": "cat", "dstack": "cat", "nanmean": "nansum",
          "logsigmoid": "log_sigmoid_forward", "linalg_lstsq": "linalg_lstsq",
          "matrix_power": "matmul", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
@@ -283,7 +284,7 @@ TAKES_OUT = {
                  "searchsorted index_copy index_add index_reduce scatter_reduce "
                  "slice_scatter").split(),
     "fft": ("fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft "
-            "ihfft").split(),
+            "ihfft hfft2 ihfft2 hfftn ihfftn").split(),
     "activation": "softmax log_softmax softshrink hardshrink gelu".split(),
     "layer": ["linear"],
     "pooling": ["avg_pool2d", "avg_pool3d"],
