@@ -266,6 +266,39 @@ def is_deterministic_algorithms_warn_only_enabled():
     return _settings["warn_only"]
 
 
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_deterministic_debug_mode(debug_mode):
+    """:func:`use_deterministic_algorithms` by torch's debug mode: ``"default"``/0 (off),
+    ``"warn"``/1 (on, warning only), ``"error"``/2 (on)."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, "
+                               f"`warn`, `error`, but got {debug_mode}")
+        debug_mode = _DEBUG_MODES[debug_mode]
+    elif isinstance(debug_mode, type(0)):  # the builtin int (wgrad.int is a dtype)
+        if debug_mode not in (0, 1, 2):
+            raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got "
+                               f"{debug_mode}")
+    else:
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode():
+    """The debug mode :func:`set_deterministic_debug_mode` names: 0, 1 or 2.
+
+    Example
+    -------
+    >>> wgrad.get_deterministic_debug_mode()
+    0
+    """
+    if not _settings["deterministic"]:
+        return 0
+    return 1 if _settings["warn_only"] else 2
+
+
 def set_anomaly_enabled(enabled, check_nan=True):
     """Turn anomaly detection on or off (``autograd.set_detect_anomaly`` without the
     context manager).

@@ -29,7 +29,7 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "ful
            "randn_like", "randint_like", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "scalar_tensor", "bernoulli", "multinomial",
            "poisson", "binomial", "tril_indices", "triu_indices", "empty_strided",
-           "frombuffer", "hann_window", "hamming_window", "blackman_window",
+           "empty_permuted", "frombuffer", "hann_window", "hamming_window", "blackman_window",
            "bartlett_window", "kaiser_window"]
 
 
@@ -281,6 +281,29 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
     d = _dt(dtype)
     return _filled(_new_size(size, d.itemsize, "empty"), 0, d.np, requires_grad, device)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An uninitialized tensor (zeros here) of ``size`` whose dims lie in memory in the
+    order ``physical_layout`` (outermost first): a permuted view of a row-major storage, so
+    ``stride()`` and ``is_contiguous()`` are torch's.
+
+    Example
+    -------
+    >>> wgrad.empty_permuted((2, 3, 4), (0, 2, 1)).stride()
+    (12, 1, 3)
+    """
+    size, perm = tuple(size), tuple(physical_layout)
+    if len(size) != len(perm):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(perm)}")
+    if len(set(perm)) != len(perm):
+        raise RuntimeError("Duplicate dim not allowed")
+    stored = empty(*[size[p] for p in perm], dtype=dtype, device=device)
+    out = stored.permute(*[perm.index(i) for i in range(len(perm))])
+    return out.requires_grad_() if requires_grad else out
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,

@@ -31,7 +31,8 @@ from .shape import as_strided, broadcast_shapes, clone, expand
 __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "gather",
            "take_along_dim", "take", "put", "scatter", "scatter_add", "scatter_reduce",
            "index_reduce", "masked_select", "nanmedian", "masked_scatter", "nonzero",
-           "argwhere", "unfold", "sort", "argsort", "topk", "kthvalue", "median", "tril",
+           "nonzero_static", "argwhere", "unfold", "sort", "argsort", "topk", "kthvalue",
+           "median", "tril",
            "triu", "diag", "diag_embed", "diagonal", "kron", "unique", "unique_consecutive",
            "bincount", "searchsorted", "bucketize", "repeat_interleave", "index_fill",
            "diagonal_scatter", "select_scatter", "slice_scatter", "unravel_index",
@@ -40,7 +41,8 @@ __all__ = ["getitem", "index_put", "index_select", "index_add", "index_copy", "g
 # Tensor methods (torch's ``variants: method``), bound by ops/__init__.py
 METHODS = ("index_put", "index_select", "index_add", "index_copy", "gather", "take_along_dim",
            "take", "put", "scatter", "scatter_add", "scatter_reduce", "index_reduce",
-           "masked_select", "nanmedian", "masked_scatter", "nonzero", "argwhere", "unfold",
+           "masked_select", "nanmedian", "masked_scatter", "nonzero", "nonzero_static",
+           "argwhere", "unfold",
            "sort", "argsort", "topk", "kthvalue", "median", "tril", "triu", "diag",
            "diag_embed", "diagonal", "kron", "unique", "unique_consecutive", "bincount",
            "repeat_interleave", "index_fill", "diagonal_scatter", "select_scatter",
@@ -977,15 +979,33 @@ def nonzero(input, *, as_tuple=False):
     """
     a = _host(input, "nonzero")
     it = D.default_int().np
-    if as_tuple:
+    if as_tuple:  # index arrays put from the host: jnp.asarray traced a conversion per shape
         if a.ndim == 0:
-            return (_make(jnp.zeros((1 if a != 0 else 0,), it)),)
-        return tuple(_make(jnp.asarray(i, it)) for i in np.nonzero(a))
+            return (_make(jax.device_put(np.zeros((1 if a != 0 else 0,), it))),)
+        return tuple(_make(jax.device_put(i.astype(it))) for i in np.nonzero(a))
     return _make(jax.device_put(np.argwhere(a).astype(it)))
 
 
 def argwhere(input):
     return nonzero(input)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """:func:`nonzero` with a fixed number of rows: the first ``size`` indices, the rows
+    past the last nonzero element filled with ``fill_value``.
+
+    Example
+    -------
+    >>> wgrad.nonzero_static(wgrad.tensor([0., 1., 2., 0.]), size=3)
+    tensor([[ 1],
+            [ 2],
+            [-1]])
+    """
+    a = _host(input, "nonzero_static")
+    found = np.argwhere(a)[:size]
+    out = np.full((size, a.ndim), fill_value, D.default_int().np)
+    out[:len(found)] = found
+    return _make(jax.device_put(out))
 
 
 def unravel_index(indices, shape):

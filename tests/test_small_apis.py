@@ -1,0 +1,63 @@
+"""Small torch APIs against torch itself: nonzero_static, empty_permuted's layout,
+nonzero(as_tuple=True), the deterministic debug mode."""
+import numpy as np
+import pytest
+
+import wgrad
+
+torch = pytest.importorskip("torch")
+
+CALLS = [
+    lambda L: L.nonzero_static(L.tensor([0., 1., 2., 0.]), size=3),
+    lambda L: L.nonzero_static(L.tensor([[1, 0], [0, 1]]), size=1, fill_value=7),
+    lambda L: L.nonzero_static(L.tensor([[1, 0], [3, 1]]), size=5),
+    lambda L: L.tensor([0., 2.]).nonzero_static(size=0),
+    lambda L: L.nonzero(L.tensor([[0, 2], [3, 0]]), as_tuple=True),
+    lambda L: L.nonzero(L.tensor(5.), as_tuple=True),
+]
+
+
+@pytest.mark.parametrize("i", range(len(CALLS)))
+def test_values_and_dtypes_as_torch(i):
+    got, want = (CALLS[i](L) for L in (wgrad, torch))
+    got, want = (o if isinstance(o, tuple) else (o,) for o in (got, want))
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        assert str(a.dtype).split(".")[1] == str(b.dtype).split(".")[1]
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_empty_permuted_layout_as_torch():
+    for size, perm in [((2, 3, 4), (0, 2, 1)), ((2, 3), (1, 0)), ((5,), (0,))]:
+        got, want = (L.empty_permuted(size, perm, requires_grad=True) for L in (wgrad, torch))
+        assert tuple(got.shape) == tuple(want.shape) and got.stride() == want.stride()
+        assert got.is_contiguous() == want.is_contiguous() and got.is_leaf and got.requires_grad
+    for args in [((2, 3), (0,)), ((2, 3), (0, 0))]:
+        errors = []
+        for L in (wgrad, torch):
+            with pytest.raises(RuntimeError) as e:
+                L.empty_permuted(*args)
+            errors.append(str(e.value))
+        assert errors[0] == errors[1]
+
+
+def test_deterministic_debug_mode_as_torch():
+    try:
+        for mode in ["warn", 2, "default", 1, 0]:
+            seen = []
+            for L in (wgrad, torch):
+                L.set_deterministic_debug_mode(mode)
+                seen.append((L.get_deterministic_debug_mode(),
+                             L.are_deterministic_algorithms_enabled(),
+                             L.is_deterministic_algorithms_warn_only_enabled()))
+            assert seen[0] == seen[1]
+        for bad in ["x", 3, 1.0]:
+            errors = []
+            for L in (wgrad, torch):
+                with pytest.raises(Exception) as e:
+                    L.set_deterministic_debug_mode(bad)
+                errors.append((type(e.value), str(e.value)))
+            assert errors[0] == errors[1]
+    finally:
+        wgrad.set_deterministic_debug_mode(0)
+        torch.set_deterministic_debug_mode(0)
