@@ -65,3 +65,72 @@ def test_pca_lowrank_errors_as_torch(kw):
             L.pca_lowrank(L.ones(6, 5), **kw)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+def _spd(*shape):
+    """A symmetric positive definite matrix with well separated eigenvalues 1, 2, ..., n:
+    torch's LOBPCG stops at residuals ~1.5e-8, so its eigenvectors are as close as that
+    over the gaps."""
+    q = np.linalg.qr(_rng.standard_normal(shape))[0]
+    return (q * np.arange(1, shape[-1] + 1)[..., None, :]) @ np.swapaxes(q, -1, -2)
+
+
+def _signed(U):
+    """Each eigenvector with the sign of its largest entry positive (torch's test does so)."""
+    idx = U.abs().max(-2, keepdim=True)[1]
+    return U * U.gather(-2, idx).sign()
+
+
+LOBPCG = [  # (A, B or None, keyword arguments)
+    (_spd(9, 9), None, {"k": 3}),
+    (_spd(9, 9), None, {"k": 2, "largest": False}),
+    (_spd(2, 6, 6), None, {"k": 1}),
+    (_spd(9, 9), _spd(9, 9), {"k": 2}),
+    (_spd(12, 12), None, {"X": np.eye(12, 3)}),
+]
+
+
+@pytest.mark.parametrize("i", range(len(LOBPCG)))
+def test_lobpcg_as_torch(i):
+    a, b, kw = LOBPCG[i]
+    got = []
+    for L in (wgrad, torch):
+        A = L.tensor(a, requires_grad=b is None)
+        kws = {k: L.tensor(v) if k == "X" else v for k, v in kw.items()}
+        E, U = L.lobpcg(A, B=None if b is None else L.tensor(b), **kws)
+        U = _signed(U)
+        if b is None:
+            (E.sum() + (U * L.arange(U.numel()).reshape(U.shape)).sum()).backward()
+        got.append((E.detach().numpy(), U.detach().numpy(), type(E.grad_fn).__name__,
+                    A.grad.numpy() if b is None else None))
+    (Ew, Uw, nw, gw), (Et, Ut, nt, gt) = got
+    np.testing.assert_allclose(Ew, Et, rtol=1e-10)
+    # torch's run stops at residuals ~1.5e-8 (its tol): its eigenvectors are that close
+    np.testing.assert_allclose(Uw, Ut, atol=2e-5)
+    assert nw == nt
+    if gw is not None:
+        np.testing.assert_allclose(gw, gt, rtol=1e-5, atol=1e-4)
+
+
+def test_lobpcg_gradgradcheck():
+    a = wgrad.tensor(_spd(6, 6), requires_grad=True)
+
+    def f(A):
+        E, U = wgrad.lobpcg(A, k=2)
+        return E, _signed(U)
+    assert wgrad.autograd.gradcheck(f, (a,))
+    assert wgrad.autograd.gradgradcheck(f, (a,))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.lobpcg(L.eye(5), k=2),  # fewer than 3 k rows
+    lambda L: L.lobpcg(L.eye(9), X=L.ones(8, 2)),
+    lambda L: L.lobpcg(L.eye(9, requires_grad=True), k=2, B=L.eye(9))[0].sum().backward(),
+])
+def test_lobpcg_errors_as_torch(call):
+    errors = []
+    for L in (wgrad, torch):
+        with pytest.raises(Exception) as e:
+            call(L)
+        errors.append((type(e.value), str(e.value).replace("wgrad.Size", "torch.Size")))
+    assert errors[0] == errors[1]

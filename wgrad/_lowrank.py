@@ -1,4 +1,5 @@
-"""Randomized low-rank decompositions: ``torch.svd_lowrank`` and ``torch.pca_lowrank``.
+"""Low-rank and partial decompositions: ``torch.svd_lowrank``, ``torch.pca_lowrank`` and
+``torch.lobpcg``.
 
 Both are Halko, Martinsson and Tropp's randomized range finder (Algorithm 4.4 of "Finding
 structure with randomness", 2009: ``niter`` power iterations, each re-orthonormalized by
@@ -10,10 +11,12 @@ torch's, so for a matrix that is not exactly of rank <= ``q`` the approximations
 from torch's as two of torch's runs with different seeds do (docs/differences.md).
 """
 from . import _dtype as D
+from ._autograd.grad_mode import _state
 from ._creation import randn
-from .linalg import qr, svd
+from .linalg import cholesky, eigh, qr, solve_triangular, svd
+from .ops._primitive import Primitive
 
-__all__ = ["svd_lowrank", "pca_lowrank"]
+__all__ = ["svd_lowrank", "pca_lowrank", "lobpcg"]
 
 
 def _floating(A):
@@ -92,3 +95,87 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     if center:
         A = A - A.mean(dim=(-2,), keepdim=True)
     return _svd_lowrank(A, q, niter, None)
+
+
+# NOTE [lobpcg]
+# torch.lobpcg iterates LOBPCG (Knyazev's locally optimal block preconditioned conjugate
+# gradient) from a random or given block X until the residuals fall below ``tol``; its
+# result is the k extreme eigenpairs of the symmetric A (of A x = lambda B x). wgrad gives
+# that result exactly, from ``linalg.eigh`` of the symmetrized A (after a Cholesky
+# reduction where B is given): the same eigenvalues, and eigenvectors up to sign, as a
+# converged run of torch's (``niter``, ``tol``, ``iK``, ``method``, ``tracker`` and the
+# ``ortho_*`` options are accepted and have nothing to tune; an unconverged run of torch's,
+# a small ``niter``, is less accurate than this). With grad, A enters as (A + A^T) / 2, as
+# torch's, and the outputs come from one LOBPCGAutogradFunctionBackward node, torch's name,
+# whose gradient is eigh's (the whole eigenspace: the same derivative torch's partial
+# formula computes, differentiable again through eigh); where torch's backward raises
+# (B given, complex input) so does this node's.
+def _raising(msg):
+    def formula(grads):
+        raise ValueError(msg)
+    return formula
+
+
+def _lobpcg_node(formula):
+    return Primitive("lobpcg", lambda D, U: (D, U), nout=2,
+                     node_name="LOBPCGAutogradFunctionBackward", D=formula, U=formula)
+
+
+_LOBPCG = {
+    None: Primitive("lobpcg", lambda D, U: (D, U), nout=2,
+                    node_name="LOBPCGAutogradFunctionBackward",
+                    D=lambda grads: grads[0], U=lambda grads: grads[1]),
+    "B": _lobpcg_node(_raising("lobpcg.backward does not support backward with B != I "
+                               "yet.")),
+    "complex": _lobpcg_node(_raising("lobpcg.backward does not support complex input yet. "
+                                     "Note that lobpcg.forward does though.")),
+}
+
+
+def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None,
+           method=None, tracker=None, ortho_iparams=None, ortho_fparams=None,
+           ortho_bparams=None):
+    """The ``k`` largest (``largest=False``: smallest) eigenvalues and eigenvectors ``(E,
+    X)`` of the symmetric ``A``, or of ``A x = lambda B x``, as a converged run of
+    torch's LOBPCG gives them (NOTE [lobpcg]).
+
+    Example
+    -------
+    >>> A = wgrad.diag(wgrad.tensor([1., 2., 3., 4., 5., 6.]))
+    >>> wgrad.lobpcg(A, k=2)[0]
+    tensor([6., 5.])
+    """
+    if A.shape[-2] != A.shape[-1]:
+        raise AssertionError(f"A must be square, got shape {A.shape}")
+    if B is not None and A.shape != B.shape:
+        raise AssertionError(f"A and B must have same shape, got {A.shape} vs {B.shape}")
+    m = A.shape[-1]
+    k = (1 if X is None else X.shape[-1]) if k is None else k
+    n = (k if n is None else n) if X is None else X.shape[-1]
+    if m < 3 * n:
+        raise ValueError(f"LOBPCG algorithm is not applicable when the number of A rows "
+                         f"(={m}) is smaller than 3 x the number of requested eigenpairs "
+                         f"(={n})")
+    if X is not None and tuple(X.shape[-2:]) != (m, n):
+        raise AssertionError(f"X shape mismatch: got {X.shape}, expected {(m, n)}")
+    grad = _state.grad and (A.requires_grad or B is not None and B.requires_grad)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        A = A.to(D.float32)
+    if grad:  # torch's symmetrization (its transpose, also for complex input)
+        A = (A + A.mT) / 2
+        B = None if B is None else (B + B.mT) / 2
+    if B is None:
+        E, U = eigh(A)
+    else:  # C = L^-1 A L^-H with B = L L^H; the eigenvectors of A x = lambda B x: L^-H y
+        L = cholesky(B)
+        C = solve_triangular(L, solve_triangular(L, A, upper=False).mH, upper=False).mH
+        E, Y = eigh(C)
+        U = solve_triangular(L.mH, Y, upper=True)
+    if largest is None or largest:
+        E, U = E[..., -k:].flip(-1), U[..., -k:].flip(-1)
+    else:
+        E, U = E[..., :k], U[..., :k]
+    if not grad:
+        return E, U
+    node = _LOBPCG["B" if B is not None else "complex" if A.is_complex() else None]
+    return tuple(node(E, U))
