@@ -235,3 +235,20 @@ def test_to_jax_pytrees_statics_and_integer_inputs():
     np.testing.assert_allclose(g["w"], [6.0, 8.0])
     out = jax.jit(jf, static_argnums=2)(p, k, 3)
     np.testing.assert_allclose(out["s"], 33.0)
+
+
+def test_dlpack_capsules_both_ways():
+    torch = pytest.importorskip("torch")
+    from wgrad.utils import dlpack
+    t = wgrad.tensor([1 + 1j, 2 - 3j])
+    np.testing.assert_array_equal(torch.utils.dlpack.from_dlpack(wgrad.to_dlpack(t)).numpy(),
+                                  t.numpy())
+    # a conjugate view exports its values; a tensor that requires grad exports as torch's
+    np.testing.assert_array_equal(dlpack.from_dlpack(dlpack.to_dlpack(t.conj())).numpy(),
+                                  np.conj(t.numpy()))
+    assert dlpack.from_dlpack(wgrad.to_dlpack(wgrad.ones(2, requires_grad=True))).shape == (2,)
+    # torch's capsule of a slice (an offset data pointer) comes in with its values
+    cap = torch.utils.dlpack.to_dlpack(torch.arange(6.).reshape(2, 3)[1:])
+    np.testing.assert_array_equal(wgrad.from_dlpack(cap).numpy(), [[3., 4., 5.]])
+    with pytest.raises(TypeError, match="unused DLPack capsule"):
+        wgrad.from_dlpack(cap)  # a capsule is consumed once

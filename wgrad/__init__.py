@@ -42,6 +42,7 @@ from .nn._toplevel import *  # noqa: E402,F401,F403  (torch.dropout, torch.lstm_
 from ._legacy import *  # noqa: E402,F401,F403
 from .serialization import load, save  # noqa: E402
 from .jax import compile, from_dlpack, from_jax, jax_function, to_jax  # noqa: E402,A004
+from .utils.dlpack import to_dlpack  # noqa: E402
 from . import func  # noqa: E402
 from .ops._lazy import lazy  # noqa: E402
 from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402

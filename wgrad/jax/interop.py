@@ -15,6 +15,7 @@
 # own convention: jax_function's backward is conj(vjp(conj g)); to_jax's bwd is
 # conj(wgrad_backward(conj c)). For real dtypes both conjugations are no-ops.
 """
+import ctypes
 import functools
 
 import jax
@@ -67,7 +68,42 @@ def from_dlpack(ext_tensor):
     """
     if isinstance(ext_tensor, Tensor):
         return _make(ext_tensor._data)
+    if type(ext_tensor).__name__ == "PyCapsule":  # a capsule (torch.utils.dlpack's legacy)
+        ext_tensor = _Capsule(ext_tensor)
     return _make(jax.dlpack.from_dlpack(ext_tensor))
+
+
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype = ctypes.c_void_p
+_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_is_valid = ctypes.pythonapi.PyCapsule_IsValid
+_is_valid.restype = ctypes.c_int
+_is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+class _Capsule:
+    """A DLPack capsule as the object ``jax.dlpack.from_dlpack`` takes (it no longer takes
+    capsules): ``__dlpack__`` hands the capsule over, ``__dlpack_device__`` reads the
+    device from its DLTensor (after the data pointer; in a versioned DLManagedTensor the
+    DLTensor follows the version, manager context, deleter and flags, 32 bytes)."""
+
+    def __init__(self, capsule):
+        for name, offset in ((b"dltensor", 0), (b"dltensor_versioned", 32)):
+            if _is_valid(capsule, name):
+                dl_tensor = _get_pointer(capsule, name) + offset
+                device = (ctypes.c_int32 * 2).from_address(dl_tensor + ctypes.sizeof(
+                    ctypes.c_void_p))
+                self._device = (device[0], device[1])
+                self._capsule = capsule
+                return
+        raise TypeError("from_dlpack: expected an unused DLPack capsule ('dltensor'), or an "
+                        "object with __dlpack__")
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return self._device
 
 
 # -- jax_function ----------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""wgrad.utils: torch.utils' autograd helpers (``checkpoint``)."""
-from . import checkpoint
+"""wgrad.utils: torch.utils' autograd helpers (``checkpoint``) and DLPack exchange
+(``dlpack``)."""
+from . import checkpoint, dlpack
 
-__all__ = ["checkpoint"]
+__all__ = ["checkpoint", "dlpack"]
