@@ -26,7 +26,8 @@ from .ops.shape import _new_size, as_strided
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm",
            "normal", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like",
-           "randn_like", "randint_like", "manual_seed", "seed", "initial_seed",
+           "randn_like", "randint_like", "manual_seed", "seed", "initial_seed", "Generator",
+           "default_generator",
            "get_rng_state", "set_rng_state", "scalar_tensor", "bernoulli", "multinomial",
            "poisson", "binomial", "tril_indices", "triu_indices", "empty_strided",
            "empty_permuted", "frombuffer", "hann_window", "hamming_window", "blackman_window",
@@ -719,26 +720,62 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
 # reproducible with manual_seed. Complex normals have E|z|^2 = 1 (real and imaginary
 # parts each N(0, 1/2)), as torch draws them.
 
-_gen = {"seed": 0, "rng": np.random.Generator(np.random.PCG64(0))}
+class Generator(np.random.Generator):
+    """torch.Generator: a numpy PCG64 generator (NOTE [Random numbers]) with torch's
+    methods; every ``generator=`` argument takes one (or any numpy Generator).
+
+    Example
+    -------
+    >>> g = wgrad.Generator().manual_seed(42)
+    >>> wgrad.randperm(4, generator=g).shape
+    wgrad.Size([4])
+    """
+
+    def __init__(self, device="cpu"):
+        super().__init__(np.random.PCG64(67280421310721))  # torch's default seed
+        self._seed = 67280421310721
+        self.device = _dev(device)
+
+    def manual_seed(self, seed):
+        self._seed = int(seed)
+        self.bit_generator.state = np.random.PCG64(self._seed).state
+        return self
+
+    def seed(self):
+        s = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return self.bit_generator.state
+
+    def set_state(self, new_state):
+        self.bit_generator.state = new_state
+        return self
+
+
+default_generator = Generator()
+default_generator.manual_seed(0)
+_gen = {"rng": default_generator}
 _lock = threading.Lock()
 
 
 def manual_seed(seed):
     """Seed the global generator; returns it (as torch.manual_seed does)."""
     with _lock:
-        _gen["seed"] = int(seed)
-        _gen["rng"] = np.random.Generator(np.random.PCG64(int(seed)))
-    return _gen["rng"]
+        return default_generator.manual_seed(seed)
 
 
 def seed():
-    s = int(np.random.SeedSequence().entropy % (2 ** 63))
-    manual_seed(s)
-    return s
+    with _lock:
+        return default_generator.seed()
 
 
 def initial_seed():
-    return _gen["seed"]
+    return default_generator.initial_seed()
 
 
 def get_rng_state():

@@ -1,5 +1,5 @@
-"""wgrad.utils: torch.utils' autograd helpers (``checkpoint``) and DLPack exchange
-(``dlpack``)."""
-from . import checkpoint, dlpack
+"""wgrad.utils: torch.utils' autograd helpers (``checkpoint``), DLPack exchange
+(``dlpack``) and data loading (``data``)."""
+from . import checkpoint, data, dlpack
 
-__all__ = ["checkpoint", "dlpack"]
+__all__ = ["checkpoint", "data", "dlpack"]
