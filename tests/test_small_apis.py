@@ -61,3 +61,20 @@ def test_deterministic_debug_mode_as_torch():
     finally:
         wgrad.set_deterministic_debug_mode(0)
         torch.set_deterministic_debug_mode(0)
+
+
+def test_random_module_as_torch():
+    for L in (wgrad, torch):
+        L.random.manual_seed(3)
+        a = L.rand(3)
+        with L.random.fork_rng():
+            L.rand(5)  # drawn inside: the state outside is restored
+        b = L.rand(3)
+        L.random.manual_seed(3)
+        L.rand(3)
+        np.testing.assert_array_equal(b.numpy(), L.rand(3).numpy())
+        assert L.random.initial_seed() == 3 and not np.array_equal(a.numpy(), b.numpy())
+        s = L.random.get_rng_state()
+        c = L.rand(2)
+        L.random.set_rng_state(s)
+        np.testing.assert_array_equal(c.numpy(), L.rand(2).numpy())
