@@ -488,7 +488,10 @@ class Tensor(_StorageMethods, _Fields):
         if self._data.size != 1:
             raise RuntimeError(f"Boolean value of Tensor with more than one value is "
                                f"ambiguous")
-        return bool(np.asarray(self._data).reshape(()))  # on the host: a jnp reshape traces
+        d = self._data
+        if isinstance(d, jax.core.Tracer):  # JAX's TracerBoolConversionError, as in a trace
+            return bool(d.reshape(()))
+        return bool(np.asarray(d).reshape(()))  # on the host: a jnp reshape traces
 
     def __float__(self):
         return float(self.item().real if self.is_complex() else self.item())
