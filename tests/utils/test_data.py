@@ -72,7 +72,7 @@ class Stream:
 LOADERS = [  # keyword arguments over a 7-sample TensorDataset (or the stream)
     {"batch_size": 3}, {"batch_size": 3, "drop_last": True}, {"batch_size": None},
     {"batch_size": 7}, {"batch_sampler": [[0, 1], [6, 2, 3]]},
-    {"batch_size": 2, "collate_fn": lambda b: len(b)}, {"batch_size": 2, "num_workers": 2},
+    {"batch_size": 2, "collate_fn": len}, {"batch_size": 2, "num_workers": 2},
     {"stream": True, "batch_size": 3}, {"stream": True, "batch_size": None},
     {"stream": True, "batch_size": 3, "drop_last": True},
 ]

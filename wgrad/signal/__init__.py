@@ -1,0 +1,4 @@
+"""``wgrad.signal``: torch.signal (its ``windows``)."""
+from . import windows
+
+__all__ = ["windows"]
