@@ -87,17 +87,23 @@ class SubsetRandomSampler(Sampler):
         return len(self.indices)
 
 
+def _check_positive_int(name, value):
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{name} should be a positive integer value, but got "
+                         f"{name}={value}")
+
+
+def _check_bool(name, value):
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} should be a boolean value, but got {name}={value}")
+
+
 class WeightedRandomSampler(Sampler):
     """``num_samples`` keys drawn with probabilities proportional to ``weights``."""
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
-        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or \
-                num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got "
-                             f"num_samples={num_samples}")
-        if not isinstance(replacement, bool):
-            raise ValueError(f"replacement should be a boolean value, but got "
-                             f"replacement={replacement}")
+        _check_positive_int("num_samples", num_samples)
+        _check_bool("replacement", replacement)
         w = weights if isinstance(weights, Tensor) else _creation.tensor(weights)
         w = w.double()
         if w.ndim != 1:
@@ -121,13 +127,8 @@ class BatchSampler(Sampler):
     ``drop_last``)."""
 
     def __init__(self, sampler, batch_size, drop_last):
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or \
-                batch_size <= 0:
-            raise ValueError(f"batch_size should be a positive integer value, but got "
-                             f"batch_size={batch_size}")
-        if not isinstance(drop_last, bool):
-            raise ValueError(f"drop_last should be a boolean value, but got "
-                             f"drop_last={drop_last}")
+        _check_positive_int("batch_size", batch_size)
+        _check_bool("drop_last", drop_last)
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last
