@@ -9,10 +9,12 @@ RuntimeError, as a CUDA build of torch does on a machine without a GPU (a CPU-on
 of torch raises AssertionError "Torch not compiled with CUDA enabled" instead).
 """
 import functools
+import sys
 
 import jax
 import jax.numpy as jnp
 
+from . import _cuda_amp as amp  # torch.cuda.amp (deprecated aliases of wgrad.amp's)
 from . import _device as _dev_mod
 from ._creation import manual_seed as _manual_seed
 from ._device import device as _device
@@ -20,7 +22,8 @@ from ._device import device as _device
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize",
            "manual_seed", "manual_seed_all", "memory_allocated", "max_memory_allocated",
            "memory_reserved", "max_memory_reserved", "memory_stats", "empty_cache",
-           "get_device_name", "is_initialized", "init"]
+           "get_device_name", "is_initialized", "init", "amp"]
+sys.modules[__name__ + ".amp"] = amp  # ``from wgrad.cuda.amp import autocast``
 
 
 def _gpus():
