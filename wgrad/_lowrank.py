@@ -116,20 +116,18 @@ def _raising(msg):
     return formula
 
 
-def _lobpcg_node(formula):
+def _lobpcg_node(D, U):
+    """The identity over ``(E, X)`` as one LOBPCGAutogradFunctionBackward node, with the
+    formulas ``D`` and ``U``."""
     return Primitive("lobpcg", lambda D, U: (D, U), nout=2,
-                     node_name="LOBPCGAutogradFunctionBackward", D=formula, U=formula)
+                     node_name="LOBPCGAutogradFunctionBackward", D=D, U=U)
 
 
-_LOBPCG = {
-    None: Primitive("lobpcg", lambda D, U: (D, U), nout=2,
-                    node_name="LOBPCGAutogradFunctionBackward",
-                    D=lambda grads: grads[0], U=lambda grads: grads[1]),
-    "B": _lobpcg_node(_raising("lobpcg.backward does not support backward with B != I "
-                               "yet.")),
-    "complex": _lobpcg_node(_raising("lobpcg.backward does not support complex input yet. "
-                                     "Note that lobpcg.forward does though.")),
-}
+_NO_B = _raising("lobpcg.backward does not support backward with B != I yet.")
+_NO_COMPLEX = _raising("lobpcg.backward does not support complex input yet. Note that "
+                       "lobpcg.forward does though.")
+_LOBPCG = {None: _lobpcg_node(lambda grads: grads[0], lambda grads: grads[1]),
+           "B": _lobpcg_node(_NO_B, _NO_B), "complex": _lobpcg_node(_NO_COMPLEX, _NO_COMPLEX)}
 
 
 def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None,

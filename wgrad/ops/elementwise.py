@@ -1215,12 +1215,13 @@ _erfc = Primitive(
     self=lambda grad, self: grad * (-2 / math.sqrt(math.pi)) * (-self * self).exp())
 
 
-def _real_unary(prim, kernel, doc):
-    """A unary float op of real inputs only (torch's error names its CPU ``kernel``)."""
+def _real_unary(prim, kernel, doc, name=None):
+    """A unary float op of real inputs only (torch's error names its CPU ``kernel``),
+    named ``name`` (by default its primitive's)."""
     def op(input):
         _real_only(kernel, input)
         return _unary_float(prim, input)
-    op.__name__ = op.__qualname__ = prim.name
+    op.__name__ = op.__qualname__ = name or prim.name
     op.__doc__ = doc
     return op
 
@@ -1256,10 +1257,18 @@ def _xlogy_fwd(self, other, *, dtype):
 
 # torch 2.13's formulas: d/dself = xlogy(grad, other), 0 where self == 0 and other <= 0
 # (log(other) at self == 0 otherwise); d/dother = self / other (nan at 0/0)
+def scalar_overload_names(base):
+    """torch's node names of a binary op with Scalar overloads (``scalar_overload=True``):
+    ``<base>Backward1`` where the first input is a number, ``Backward2`` where the second
+    is, ``Backward0`` for two tensors."""
+    def name(akey, in_meta):
+        return base + ("1" if in_meta[0] is None else "2" if in_meta[1] is None else "0")
+    return name
+
+
 _xlogy = Primitive(
     "xlogy", _xlogy_fwd, scalar_overload=True,  # a number input: XlogyBackward1/2, as torch
-    node_name_of=lambda akey, in_meta: "XlogyBackward" + (
-        "1" if in_meta[0] is None else "2" if in_meta[1] is None else "0"),
+    node_name_of=scalar_overload_names("XlogyBackward"),
     self=lambda grad, self, other: where((self == 0) & (other <= 0), 0., xlogy(grad, other)),
     other=lambda grad, self, other: grad * self / other)
 

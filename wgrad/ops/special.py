@@ -15,8 +15,10 @@ from .._tensor import Tensor
 from . import _bessel, _out
 from ._primitive import Primitive
 from ._promote import result_type
-from .elementwise import (_as_float, _i1, _in_float32, _no_derivative, _real_only,
-                          _unary_float, erf, where)
+from ._promote import float_dtype
+from .elementwise import (_as_float, _i1, _in_float32, _no_derivative, _real_only, erf,
+                          scalar_overload_names, where)
+from .elementwise import _real_unary as _E_real_unary
 
 __all__ = []  # torch.special's namespace only (wgrad.special): none at the top level
 METHODS = ()
@@ -48,14 +50,6 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 def _wide():
     """The accumulation dtype: float64 where JAX has it."""
     return jnp.float64 if D.X64_ENABLED else jnp.float32
-
-
-def _scalars_name(base):
-    """torch's node names of a binary op with Scalar overloads: ``<base>Backward1`` where
-    the first input is a number, ``Backward2`` where the second is."""
-    def name(akey, in_meta):
-        return base + ("1" if in_meta[0] is None else "2" if in_meta[1] is None else "0")
-    return name
 
 
 # -- entr, erfcx, log_ndtr, ndtr, ndtri ---------------------------------------------------
@@ -118,12 +112,10 @@ _ndtri = Primitive(
 
 
 def _real_unary(prim, kernel, doc, example):
-    def op(input):
-        _real_only(kernel, input)
-        return _unary_float(prim, input)
-    op.__name__ = op.__qualname__ = prim.name[len("special_"):]
-    op.__doc__ = f"{doc}\n\n    Example\n    -------\n    {example}\n    "
-    return op
+    """elementwise's real-only unary op, named without ``special_``, its doc with an
+    example."""
+    return _E_real_unary(prim, kernel, f"{doc}\n\n    Example\n    -------\n    {example}"
+                         f"\n    ", prim.name[len("special_"):])
 
 
 entr = _real_unary(_entr, "entr_cpu", "``-x log x`` (0 at 0, -inf below 0).",
@@ -190,7 +182,7 @@ def _xlog1py_fwd(self, other, *, dtype):
 # d/dother = self / (other + 1)
 _xlog1py = Primitive(
     "special_xlog1py", _xlog1py_fwd, scalar_overload=True,
-    node_name_of=_scalars_name("SpecialXlog1PyBackward"),
+    node_name_of=scalar_overload_names("SpecialXlog1PyBackward"),
     self=lambda grad, self, other: where((self == 0) & (other <= -1), 0.,
                                          xlog1py(grad, other)),
     other=lambda grad, self, other: grad * self / (other + 1))
@@ -251,19 +243,18 @@ def _zeta_fwd(self, other, *, dtype):
 
 _zeta = Primitive(
     "special_zeta", _zeta_fwd, scalar_overload=True,
-    node_name_of=_scalars_name("SpecialZetaBackward"),
+    node_name_of=scalar_overload_names("SpecialZetaBackward"),
     self=_no_derivative("zeta"),
     other=lambda grad, self, other: grad * -self * zeta(self + 1., other))
 
 
 def _float_result(name, input, other):
     """The floating result dtype of a binary special function (integers: the default
-    float dtype), after torch's check of complex arguments."""
+    float dtype); torch's error where neither argument is a tensor."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    d = result_type(input, other)
-    return d if d.is_floating_point else D.get_default_dtype()
+    return float_dtype(result_type(input, other))
 
 
 def xlog1py(input, other):
