@@ -53,11 +53,23 @@ ND = [
     ("rfftn", WF.rfftn, jnp.fft.rfftn, (F64,), False),
     ("irfft2", WF.irfft2, None, (C128,), True),
     ("irfftn", WF.irfftn, None, (C128,), False),
-    ("hfft2", WF.hfft2, None, (C128,), True),
-    ("hfftn", WF.hfftn, None, (C128,), False),
-    ("ihfft2", WF.ihfft2, None, (F64,), True),
-    ("ihfftn", WF.ihfftn, None, (F64,), False),
+    ("hfft2", WF.hfft2, lambda x, s=None, norm="backward": _jhfftn(x, s, None, norm),
+     (C128,), True),
+    ("hfftn", WF.hfftn, lambda x, s, axes, norm: _jhfftn(x, s, axes, norm), (C128,), False),
+    ("ihfft2", WF.ihfft2, lambda x, s=None, norm="backward": _jihfftn(x, s, None, norm),
+     (F64,), True),
+    ("ihfftn", WF.ihfftn, lambda x, s, axes, norm: _jihfftn(x, s, axes, norm), (F64,), False),
 ]
+_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _jhfftn(x, s, axes, norm):
+    """hfftn in JAX: irfftn of the conjugate with the other normalization."""
+    return jnp.fft.irfftn(jnp.conj(x), s, axes, norm=_SWAP[norm])
+
+
+def _jihfftn(x, s, axes, norm):
+    return jnp.conj(jnp.fft.rfftn(x, s, axes, norm=_SWAP[norm]))
 
 
 @pytest.mark.parametrize("name,wfn,jfn,dtypes,two", ND, ids=[r[0] for r in ND])
