@@ -27,6 +27,16 @@ def test_values_and_dtypes_as_torch(i):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
+@pytest.mark.parametrize("size", [-1, 2.5])
+def test_nonzero_static_errors_as_torch(size):
+    errors = []
+    for L in (wgrad, torch):
+        with pytest.raises((TypeError, RuntimeError)) as e:
+            L.nonzero_static(L.tensor([1., 0.]), size=size)
+        errors.append((type(e.value), str(e.value)))
+    assert errors[0] == errors[1]
+
+
 def test_empty_permuted_layout_as_torch():
     for size, perm in [((2, 3, 4), (0, 2, 1)), ((2, 3), (1, 0)), ((5,), (0,))]:
         got, want = (L.empty_permuted(size, perm, requires_grad=True) for L in (wgrad, torch))

@@ -1001,6 +1001,11 @@ def nonzero_static(input, *, size, fill_value=-1):
             [ 2],
             [-1]])
     """
+    if not isinstance(size, int) or isinstance(size, bool):
+        raise TypeError(f"nonzero_static(): argument 'size' must be int, not "
+                        f"{type(size).__name__}")
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     a = _host(input, "nonzero_static")
     found = np.argwhere(a)[:size]
     out = np.full((size, a.ndim), fill_value, D.default_int().np)
