@@ -159,6 +159,9 @@ def test_no_derivative_as_torch(name):
     lambda s, lib: s.chebyshev_polynomial_t(lib.tensor([1 + 1j]), 2),
     lambda s, lib: s.zeta(lib.tensor([2.0], requires_grad=True), lib.tensor([1.0])).backward(),
     lambda s, lib: s.i1(lib.tensor([1.0], requires_grad=True), out=lib.empty(1)),
+    lambda s, lib: s.zeta(2., 3.),
+    lambda s, lib: s.xlog1py(1, 2.),
+    lambda s, lib: s.chebyshev_polynomial_t(0.5, 2),
 ])
 def test_errors_as_torch(call):
     errors = []

@@ -248,12 +248,18 @@ _zeta = Primitive(
     other=lambda grad, self, other: grad * -self * zeta(self + 1., other))
 
 
-def _float_result(name, input, other):
+def _float_result(aten, input, other, names=("input", "other", "self")):
     """The floating result dtype of a binary special function (integers: the default
-    float dtype); torch's error where neither argument is a tensor."""
+    float dtype); torch's error where neither argument is a tensor (``names``: its
+    overloads' parameter names, the first argument's again for the Number one)."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+        a, b, n = names
+        raise TypeError(
+            f"{aten}() received an invalid combination of arguments - got "
+            f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
+            f" * (Tensor {a}, Tensor {b}, *, Tensor out = None)\n"
+            f" * (Number {n}, Tensor {b}, *, Tensor out = None)\n"
+            f" * (Tensor {a}, Number {b}, *, Tensor out = None)\n")
     return float_dtype(result_type(input, other))
 
 
@@ -303,7 +309,7 @@ def _nondiff_binary(name, fn):
 
     def op(input, n):
         _real_only(name + "_cpu", input, n)
-        d = _float_result(name, input, n)
+        d = _float_result("special_" + name, input, n, ("x", "n", "x"))
         with no_grad():  # torch: the result does not require grad
             return prim(input, n, dtype=d.np)
     op.__name__ = op.__qualname__ = name
