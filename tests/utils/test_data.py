@@ -172,3 +172,26 @@ def test_loader_errors_as_torch(kw):
             lib.DataLoader(ds, **kw2)
         errors.append(str(e.value))
     assert errors[0] == errors[1]
+
+
+DATA_ERRORS = [
+    lambda L, lib: lib.random_split(range(5), [2, 2]),
+    lambda L, lib: lib.ConcatDataset([]),
+    lambda L, lib: lib.ConcatDataset([lib.TensorDataset(L.ones(2))])[-5],
+    lambda L, lib: lib.RandomSampler(range(3), replacement=1),
+    lambda L, lib: lib.RandomSampler(range(3), num_samples=0),
+    lambda L, lib: lib.WeightedRandomSampler([[1.]], 2),
+    lambda L, lib: lib.WeightedRandomSampler([1.], 0),
+    lambda L, lib: lib.BatchSampler(range(3), 2, 1),
+    lambda L, lib: lib.StackDataset(lib.TensorDataset(L.ones(2)), lib.TensorDataset(L.ones(3))),
+]
+
+
+@pytest.mark.parametrize("i", range(len(DATA_ERRORS)))
+def test_dataset_and_sampler_errors_as_torch(i):
+    errors = []
+    for L, lib in ((wgrad, wdata), (torch, tdata)):
+        with pytest.raises(Exception) as e:
+            DATA_ERRORS[i](L, lib)
+        errors.append((type(e.value), str(e.value)))
+    assert errors[0] == errors[1]
