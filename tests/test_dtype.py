@@ -39,3 +39,24 @@ def test_messages_name_every_dtype_as_torch_does(name):
     with pytest.raises(RuntimeError) as theirs:
         torch.zeros(2).index_put_((torch.tensor([0]),), torch.zeros(1, dtype=getattr(torch, name)))
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("name", [None] + NAMES)
+def test_finfo_and_iinfo_are_torchs(name):
+    """Every attribute and the repr, or the same TypeError."""
+    def info(T):
+        d = None if name is None else getattr(T, name)
+        out = []
+        for kind in ("finfo", "iinfo"):
+            try:
+                i = getattr(T, kind)() if d is None else getattr(T, kind)(d)
+            except TypeError as e:
+                out.append(("TypeError", str(e)))
+                continue
+            attrs = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution",
+                     "dtype") if kind == "finfo" else ("bits", "max", "min", "dtype")
+            out.append([repr(i)] + [getattr(i, a) for a in attrs])
+            if d is None:
+                break
+        return out
+    assert info(wgrad) == info(torch)

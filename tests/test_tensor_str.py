@@ -64,3 +64,18 @@ def test_set_printoptions_matches_torch(opts):
         finally:
             m.set_printoptions(profile="default")
     assert out["wgrad"] == out["torch"]
+
+
+@pytest.mark.parametrize("spec", ["", ".3f", "e"])
+@pytest.mark.parametrize("value", [0.5, [1.5], 3, True, 1 + 2j])
+def test_format_is_torchs(value, spec):
+    """A 0-d tensor formats as its number (f"{t}" too); others print, or refuse a spec."""
+    torch = pytest.importorskip("torch")
+
+    def fmt(T):
+        t = T.tensor(value)
+        try:
+            return format(t, spec)
+        except (TypeError, ValueError) as e:
+            return type(e).__name__, str(e)
+    assert fmt(wgrad) == fmt(torch)

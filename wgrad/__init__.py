@@ -21,8 +21,8 @@ _compile_cache.configure()  # NOTE [Persistent compilation cache]
 _compile_cache.share_mlir_context()  # NOTE [Shared MLIR context]
 
 from ._dtype import (bfloat16, bool, can_cast, complex64, complex128, dtype,  # noqa: E402,A004
-                     float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
-                     promote_types, set_default_dtype, uint8)
+                     finfo, float16, float32, float64, get_default_dtype, iinfo, int8, int16,
+                     int32, int64, promote_types, set_default_dtype, uint8)
 from ._dtype import as_dtype as _as_dtype  # noqa: E402,F401
 from ._device import device  # noqa: E402
 from ._device import default_jax_device as _default_jax_device  # noqa: E402
@@ -36,7 +36,7 @@ from .ops._promote import result_type  # noqa: E402
 from ._creation import *  # noqa: E402,F401,F403
 from . import autograd  # noqa: E402
 from . import backends, cuda, distributed, fft, jax, linalg, nn, optim, utils  # noqa: E402
-from . import amp, random, signal, special  # noqa: E402
+from . import amp, distributions, random, signal, special  # noqa: E402
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from ._lowrank import lobpcg, pca_lowrank, svd_lowrank  # noqa: E402
 from .nn._toplevel import *  # noqa: E402,F401,F403  (torch.dropout, torch.lstm_cell...)

@@ -6,7 +6,7 @@ import ml_dtypes  # installed with jax
 import numpy as np
 
 __all__ = ["dtype", "get_default_dtype", "set_default_dtype", "as_dtype", "promote_types",
-           "can_cast", "X64_ENABLED"]
+           "can_cast", "X64_ENABLED", "finfo", "iinfo"]
 
 # NOTE [64-bit dtypes]
 # wgrad enables JAX's x64 mode at import so float64/complex128/int64 exist, as in torch.
@@ -201,3 +201,67 @@ def can_cast(from_, to):
             raise TypeError(f"can_cast(): argument '{name}' (position {pos}) must be "
                             f"torch.dtype, not {type(v).__name__}")
     return from_._category <= to._category
+
+
+class finfo:
+    """torch.finfo: the numerical properties of a floating dtype (a complex dtype's
+    real part; the default dtype when none is given).
+
+    Example
+    -------
+    >>> wgrad.finfo(wgrad.float32).eps
+    1.1920928955078125e-07
+    """
+
+    def __init__(self, type=None):
+        d = get_default_dtype() if type is None else as_dtype(type)
+        if not (d.is_floating_point or d.is_complex):
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        d = d.to_real()
+        info = ml_dtypes.finfo(d.np)
+        self.bits = info.bits
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(-np.log10(self.eps))  # a power of ten, as torch's
+        self.dtype = d.name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """torch.iinfo: the range of an integer dtype.
+
+    Example
+    -------
+    >>> wgrad.iinfo(wgrad.uint8).max
+    255
+    """
+
+    def __init__(self, type):
+        d = as_dtype(type)
+        if d is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if d._category != 1:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo "
+                            "to handle 'torch.iinfo'")
+        info = np.iinfo(d.np)
+        self.bits, self.max, self.min, self.dtype = info.bits, int(info.max), int(info.min), d.name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

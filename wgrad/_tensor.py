@@ -513,9 +513,11 @@ class Tensor(_StorageMethods, _Fields):
     def __repr__(self):
         return _repr(self)
 
-    def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+    def __format__(self, spec):  # torch's: a 0-d tensor formats as its number
+        if self._data.ndim == 0:
             return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
         return repr(self)
 
     def __reduce_ex__(self, proto):
