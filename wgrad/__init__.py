@@ -34,6 +34,7 @@ from . import ops  # noqa: E402
 from .ops import *  # noqa: E402,F401,F403
 from .ops._promote import result_type  # noqa: E402
 from ._creation import *  # noqa: E402,F401,F403
+from ._gamma_draws import *  # noqa: E402,F401,F403  (_standard_gamma, _sample_dirichlet, ...)
 from . import autograd  # noqa: E402
 from . import backends, cuda, distributed, fft, jax, linalg, nn, optim, utils  # noqa: E402
 from . import amp, distributions, random, signal, special  # noqa: E402
