@@ -287,3 +287,33 @@ def test_lerp_addc_values_and_dtypes_match_torch(i):
     w, t = LERP_ADDC[i](wgrad), LERP_ADDC[i](torch)
     assert str(w.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
     np.testing.assert_array_equal(w.numpy(), t.numpy())
+
+
+ZERO_GRAD = {  # piecewise-constant results: torch's zeros_like(grad), even for inf or NaN
+    "sign": lambda T, x, y: T.sign(x),
+    "floor": lambda T, x, y: T.floor(x),
+    "ceil": lambda T, x, y: T.ceil(x),
+    "trunc": lambda T, x, y: T.trunc(x),
+    "round": lambda T, x, y: T.round(x),
+    "round-decimals": lambda T, x, y: T.round(x, decimals=1),
+    "angle": lambda T, x, y: T.angle(x),
+    "sgn": lambda T, x, y: T.sgn(x),
+    "div-floor": lambda T, x, y: T.div(x, y, rounding_mode="floor"),
+    "copysign": lambda T, x, y: T.copysign(x, y),
+    "nextafter": lambda T, x, y: T.nextafter(x, y),
+    "eq_": lambda T, x, y: x.clone().eq_(y),
+    "lt_": lambda T, x, y: x.clone().lt_(y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_GRAD))
+def test_piecewise_constant_gradients_are_torchs_for_infinite_incoming(name):
+    def run(T):
+        x = T.tensor([1.5, -2.0, 0.5], dtype=T.float64, requires_grad=True)
+        y = T.tensor([1.0, 2.0, -1.0], dtype=T.float64, requires_grad=True)
+        g = T.tensor([math.inf, math.nan, 1.0], dtype=T.float64)
+        out = T.autograd.grad(ZERO_GRAD[name](T, x, y), (x, y), g, allow_unused=True)
+        # + 0: torch's sgn gives a ZeroTensor, which has no values to list
+        return [None if r is None else (r + 0).tolist() for r in out]
+    w, t = run(wgrad), run(torch)
+    assert str(w) == str(t)

@@ -310,3 +310,16 @@ def test_drawn_shapes(dtype, data):
         y = jnp.broadcast_to(jnp.roll(jnp.flip(x.reshape(-1), 0), 1)[None], (2, x.size)).T
         return jnp.tile(jnp.concatenate([y.T, jnp.flip(y.T, 1)], 0), (1, 2))[:, 1:1 + x.size]
     check_op(f, (x,), jf, fast_mode=True)
+
+
+def test_broadcast_tensors_returns_a_tensor_of_the_shape_itself():
+    """As torch's expand_outplace: identity (and no ExpandBackward0) for a tensor already
+    of the broadcast shape, an expanded view for the others."""
+    torch = pytest.importorskip("torch")
+
+    def run(T):
+        a, b = T.ones(3, requires_grad=True), T.ones(2, 1)
+        x, y = T.broadcast_tensors(a, a * 2)
+        u, v = T.broadcast_tensors(a, b)
+        return (x is a, type(y.grad_fn).__name__, type(u.grad_fn).__name__, tuple(v.shape))
+    assert run(wgrad) == run(torch)

@@ -132,11 +132,16 @@ _div = Primitive(
     other=holomorphic(lambda self, other: -((self / other) / other)))
 # rounding divisions are piecewise constant: zero gradient, as torch (div.Tensor_mode, also
 # for a number: torch's parser wraps it)
+def _zero_grad(grad):
+    """torch's ``zeros_like(grad)`` for piecewise-constant functions: 0 even where ``grad``
+    is infinite or NaN (``grad * 0`` would be NaN there), and no graph of its own."""
+    return grad.new_zeros(grad.shape)
+
+
 _div_rounded = Primitive(
     "div", lambda self, other, *, dtype, rounding_mode: _round_div(
         _c(self, dtype), _c(other, dtype), rounding_mode), node_name="DivBackward2",
-    self=lambda grad: grad * 0,
-    other=lambda grad: grad * 0)
+    self=_zero_grad, other=_zero_grad)
 _neg = Primitive("neg", lambda self: -self, self=lambda grad: -grad)
 
 
@@ -495,7 +500,7 @@ absolute = abs
 
 def _angle_backward(grad, self):
     if not self.is_complex():
-        return grad * 0
+        return _zero_grad(grad)
     return where(self == 0, 0., grad * self / (self.abs() * self.abs()) * _I)
 
 
@@ -513,7 +518,7 @@ def angle(input):
 
 def _sgn_backward(grad, self, result):
     if not self.is_complex():
-        return grad * 0
+        return _zero_grad(grad)
     a = self.abs()
     return where(a == 0, 0., (grad - result * result * grad.conj()) / (2 * a))
 
@@ -553,7 +558,7 @@ def sgn(input):
     return _sgn(input)
 
 
-_sign = Primitive("sign", _sign_fwd, self=lambda grad: grad * 0)
+_sign = Primitive("sign", _sign_fwd, self=_zero_grad)
 
 
 def sign(input):
@@ -1374,7 +1379,7 @@ def heaviside(input, values):
 _copysign = Primitive(
     "copysign", lambda self, other, *, dtype: jnp.copysign(_c(self, dtype), _c(other, dtype)),
     self=lambda grad, self, result: grad * where(self == 0, 0., result / self),
-    other=lambda grad: grad * 0)
+    other=_zero_grad)
 
 
 def copysign(input, other):
@@ -1512,7 +1517,7 @@ def is_floating_point(input):
 
 # floor/ceil/round/trunc are piecewise constant: gradient 0, as torch
 def _rounding(name, fn):
-    prim = Primitive(name, lambda self: fn(self), self=lambda grad: grad * 0)
+    prim = Primitive(name, lambda self: fn(self), self=_zero_grad)
 
     def op(input):
         if input.is_complex():
@@ -1527,7 +1532,7 @@ ceil = _rounding("ceil", jnp.ceil)
 trunc = _rounding("trunc", jnp.trunc)
 _round_plain = _rounding("round", jnp.round)
 _round_dec = Primitive("round", lambda self, *, decimals: jnp.round(self, decimals),
-                       node_name="RoundBackward1", self=lambda grad: grad * 0)
+                       node_name="RoundBackward1", self=_zero_grad)
 
 
 def round(input, *, decimals=0):  # noqa: A001
@@ -1752,7 +1757,7 @@ def ldexp(input, other):
 # torch's formulas: the gradient passes to input unchanged, and other gets zero
 _nextafter = Primitive(
     "nextafter", lambda self, other, *, dtype: jnp.nextafter(_c(self, dtype), _c(other, dtype)),
-    self=lambda grad: grad, other=lambda grad: grad * 0)
+    self=lambda grad: grad, other=_zero_grad)
 
 
 def nextafter(input, other):

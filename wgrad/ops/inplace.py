@@ -333,8 +333,7 @@ def _comparison_variant(name):
         scalar_overload=True,
         node_name_of=lambda akey, in_meta: _camel_backward(op, "0" if in_meta[1] is None
                                                            else "1"),
-        self=lambda grad: grad * 0,
-        other=lambda grad: grad * 0)
+        self=_E._zero_grad, other=_E._zero_grad)
     def inplace(input, other):
         def compute(s):
             o = s if other is input else other

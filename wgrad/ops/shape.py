@@ -645,7 +645,8 @@ def broadcast_tensors(*tensors):
     shape = _broadcast([t.shape for t in tensors], lambda i, s, out, k: (
         f"The size of tensor a ({out[-k]}) must match the size of tensor b ({s[-k]}) at "
         f"non-singleton dimension {len(out) - k}"))
-    return tuple(expand(t, shape) for t in tensors)
+    # torch's expand_outplace: a tensor of the broadcast shape is returned itself
+    return tuple(t if tuple(t.shape) == tuple(shape) else expand(t, shape) for t in tensors)
 
 
 # ======================================================================================
