@@ -317,3 +317,24 @@ def test_piecewise_constant_gradients_are_torchs_for_infinite_incoming(name):
         return [None if r is None else (r + 0).tolist() for r in out]
     w, t = run(wgrad), run(torch)
     assert str(w) == str(t)
+
+
+BOOL_SUB = {  # torch's sub_check: a Python bool counts as a bool operand
+    "two-tensors": lambda T, b: b - b, "tensor-int": lambda T, b: b - 1,
+    "int-tensor": lambda T, b: 1 - b, "float-tensor": lambda T, b: T.ones(1) - b,
+    "tensor-bool": lambda T, b: T.ones(1) - True, "bool-tensor": lambda T, b: True - T.ones(1),
+    "sub-bool": lambda T, b: T.sub(b, True), "rsub": lambda T, b: T.rsub(b, 1),
+    "sub_": lambda T, b: T.ones(1).sub_(True),
+    "bce-logits-bool-target": lambda T, b: T.nn.functional.binary_cross_entropy_with_logits(
+        T.zeros(1), b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOOL_SUB))
+def test_subtraction_with_a_bool_raises_torchs_error(name):
+    def run(T):
+        try:
+            return str(BOOL_SUB[name](T, T.tensor([True])))
+        except RuntimeError as e:
+            return str(e)
+    assert run(wgrad) == run(torch)

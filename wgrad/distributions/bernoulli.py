@@ -8,14 +8,14 @@ from ..nn import functional as F
 from ..ops import log1p, exp, logit
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _ProbsLogits, broadcast_all
 
 __all__ = ["Bernoulli"]
 
 _BOTH_OR_NEITHER = "Either `probs` or `logits` must be specified, but not both."
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_ProbsLogits, ExponentialFamily):
     """Draws of 1 with probability ``probs`` (or log-odds ``logits``; give exactly one),
     else 0.
 
@@ -44,13 +44,7 @@ class Bernoulli(ExponentialFamily):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        names = [n for n in ("probs", "logits") if n in self.__dict__]
-        new = self._expanded(Bernoulli, batch_shape, _instance, *names)
-        new._param = getattr(new, names[-1])
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expanded_probs(Bernoulli, batch_shape, _instance)
 
     @property
     def mean(self):
@@ -64,18 +58,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

@@ -5,7 +5,7 @@ from .._tensor import Size
 from ..ops import abs as abs_, exp, lgamma, log1p
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _ProbsLogits, broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -15,7 +15,7 @@ def _half_clamped(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(_ProbsLogits, Distribution):
     """The number of successes in ``total_count`` trials of success probability ``probs``
     (or log-odds ``logits``; give exactly one), broadcast together.
 
@@ -42,13 +42,7 @@ class Binomial(Distribution):
         super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        names = [n for n in ("probs", "logits") if n in self.__dict__]
-        new = self._expanded(Binomial, batch_shape, _instance, "total_count", *names)
-        new._param = getattr(new, names[-1])
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expanded_probs(Binomial, batch_shape, _instance, "total_count")
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -65,18 +59,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

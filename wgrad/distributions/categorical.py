@@ -5,12 +5,12 @@ from .._tensor import Size
 from ..ops import broadcast_tensors, clamp
 from . import constraints
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import _ProbsLogits
 
 __all__ = ["Categorical"]
 
 
-class Categorical(Distribution):
+class Categorical(_ProbsLogits, Distribution):
     """Category indices ``0 .. K-1`` drawn with the (normalized) weights ``probs``, or
     ``softmax(logits)``, along the last dim (give exactly one; other dims are the batch).
 
@@ -24,6 +24,7 @@ class Categorical(Distribution):
     """
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
+    _binary = False
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):
@@ -54,24 +55,9 @@ class Categorical(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def _nan_full(self):
         probs = self.probs

@@ -181,7 +181,6 @@ class Distribution:
         return new
 
     def __repr__(self):
-        params = [k for k in self.arg_constraints if k in self.__dict__]
+        shown = [(k, self.__dict__[k]) for k in self.arg_constraints if k in self.__dict__]
         return type(self).__name__ + "(" + ", ".join(
-            f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
-            for p in params) + ")"
+            f"{k}: {v if v.numel() == 1 else v.size()}" for k, v in shown) + ")"

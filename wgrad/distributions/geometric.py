@@ -8,12 +8,12 @@ from .._tensor import Size
 from ..nn import functional as F
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _ProbsLogits, broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_ProbsLogits, Distribution):
     """The number of failures before the first success of Bernoulli trials of success
     probability ``probs`` in ``(0, 1]`` (or log-odds ``logits``; give exactly one):
     ``P(k) = (1 - p)^k p``, ``k = 0, 1, ...``.
@@ -48,8 +48,7 @@ class Geometric(Distribution):
                     f"found invalid values:\n{value.data[~valid]}")
 
     def expand(self, batch_shape, _instance=None):
-        names = [n for n in ("probs", "logits") if n in self.__dict__]
-        return self._expanded(Geometric, batch_shape, _instance, *names)
+        return self._expanded_probs(Geometric, batch_shape, _instance)
 
     @property
     def mean(self):
@@ -62,14 +61,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

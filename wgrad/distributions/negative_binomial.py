@@ -7,12 +7,12 @@ from ..ops import exp, lgamma, sigmoid
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _ProbsLogits, broadcast_all, lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(_ProbsLogits, Distribution):
     """The number of successes of Bernoulli trials of success probability ``probs`` in
     ``[0, 1)`` (or log-odds ``logits``; give exactly one) before ``total_count`` (a
     nonnegative real) failures.
@@ -41,13 +41,7 @@ class NegativeBinomial(Distribution):
         super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        names = [n for n in ("probs", "logits") if n in self.__dict__]
-        new = self._expanded(NegativeBinomial, batch_shape, _instance, "total_count", *names)
-        new._param = getattr(new, names[-1])
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expanded_probs(NegativeBinomial, batch_shape, _instance, "total_count")
 
     @property
     def mean(self):
@@ -60,18 +54,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self):
         return self.mean / sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @lazy_property
     def _gamma(self):

@@ -8,13 +8,12 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import (broadcast_all, clamp_probs, lazy_property, logits_to_probs,
-                    probs_to_logits)
+from .utils import _ProbsLogits, broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(_ProbsLogits, Distribution):
     """The logit of a RelaxedBernoulli of ``temperature`` and ``probs`` (or ``logits``,
     not both): ``(logit(U) + logits) / temperature``, ``U`` uniform (Maddison et al.,
     2017; Jang et al., 2017).
@@ -43,26 +42,8 @@ class LogitRelaxedBernoulli(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        names = [n for n in ("probs", "logits") if n in self.__dict__]
-        new = self._expanded(LogitRelaxedBernoulli, batch_shape, _instance, *names,
-                             temperature=self.temperature)
-        new._param = getattr(new, names[-1])
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
+        return self._expanded_probs(LogitRelaxedBernoulli, batch_shape, _instance,
+                                    temperature=self.temperature)
 
     def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

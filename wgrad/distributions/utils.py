@@ -91,6 +91,35 @@ class _lazy_property_and_property(lazy_property, property):
         property.__init__(self, wrapped)
 
 
+class _ProbsLogits:
+    """A mixin: the events' ``probs`` and ``logits`` (log-odds where ``_binary``, else
+    log-probabilities along the last dim), each made from the other at its first use;
+    the one given is ``_param``."""
+    _binary = True
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=self._binary)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=self._binary)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+    def _expanded_probs(self, cls, batch_shape, _instance, *names, **kwargs):
+        """``expand``: ``names`` and whichever of probs and logits were made, expanded."""
+        made = [n for n in ("probs", "logits") if n in self.__dict__]
+        new = self._expanded(cls, batch_shape, _instance, *names, *made, **kwargs)
+        new._param = getattr(new, made[-1])
+        return new
+
+
 def _tril_mask(n, diag, device):
     r = _creation.arange(n, device=device)
     return r < r.view(-1, 1) + (diag + 1)

@@ -184,10 +184,21 @@ def _alpha(d, alpha):
     return builtins.bool(alpha) if d is D.bool else alpha
 
 
-def sub(input, other, *, alpha=1):
-    if result_type(input, other) is D.bool:
+def _sub_check(input, other):
+    """torch's sub_check: no bool operand (a Python bool is one)."""
+    bools = [x.dtype is D.bool if isinstance(x, Tensor) else isinstance(x, builtins.bool)
+             for x in (input, other)]
+    if all(bools):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+
+
+def sub(input, other, *, alpha=1):
+    _sub_check(input, other)
     if alpha != 1 or alpha.__class__ is not int:
         alpha = _alpha(result_type(input, other), alpha)
     return _binary(_sub, input, other, alpha=alpha)
@@ -198,9 +209,7 @@ subtract = sub
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
-    if result_type(input, other) is D.bool:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    _sub_check(input, other)
     if alpha != 1 or alpha.__class__ is not int:
         alpha = _alpha(result_type(input, other), alpha)
     return _binary(_rsub, input, other, alpha=alpha)

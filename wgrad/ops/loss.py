@@ -490,6 +490,9 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({_size(target)}) must be the same as input size "
                          f"({_size(input)})")
+    if target.dtype is D.bool:  # torch's 1 - target
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
     _real_only("log_sigmoid_cpu", input, target)
     return _bce_logits(input, target, weight, pos_weight, reduction=reduction)
 
