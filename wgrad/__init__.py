@@ -37,7 +37,7 @@ from ._creation import *  # noqa: E402,F401,F403
 from ._gamma_draws import *  # noqa: E402,F401,F403  (_standard_gamma, _sample_dirichlet, ...)
 from . import autograd  # noqa: E402
 from . import backends, cuda, distributed, fft, jax, linalg, nn, optim, utils  # noqa: E402
-from . import amp, distributions, random, signal, special  # noqa: E402
+from . import amp, distributions, random, signal, special, testing  # noqa: E402
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from ._lowrank import lobpcg, pca_lowrank, svd_lowrank  # noqa: E402
 from .nn._toplevel import *  # noqa: E402,F401,F403  (torch.dropout, torch.lstm_cell...)

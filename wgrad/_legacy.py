@@ -4,12 +4,15 @@ Each is a class whose call makes a Tensor of its dtype: from data (a list, tuple
 number sequence), or of a shape (sizes or a Size; zero-filled, where torch leaves memory
 uninitialised); ``isinstance(t, FloatTensor)`` is true for float32 tensors.
 """
+import warnings
+
 from . import _dtype
 from ._creation import tensor, zeros
 from ._tensor import Tensor
 
 __all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
-           "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
+           "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor",
+           "set_default_tensor_type"]
 
 
 class _TypedTensorMeta(type):
@@ -50,3 +53,39 @@ ShortTensor = _typed("ShortTensor", _dtype.int16)
 IntTensor = _typed("IntTensor", _dtype.int32)
 LongTensor = _typed("LongTensor", _dtype.int64)
 BoolTensor = _typed("BoolTensor", _dtype.bool)
+
+
+def set_default_tensor_type(t):
+    """torch's deprecated ``set_default_tensor_type``: the default dtype of a legacy type
+    (``wgrad.DoubleTensor``) or its name (``"torch.DoubleTensor"``), with torch's warning.
+
+    Example
+    -------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     wgrad.set_default_tensor_type(wgrad.DoubleTensor)
+    ...     made = wgrad.zeros(1).dtype
+    ...     wgrad.set_default_tensor_type("torch.FloatTensor")
+    >>> made
+    wgrad.float64
+    """
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+                  UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        if t.startswith("torch.cuda."):
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        d = _dtype.from_legacy_type(t)
+        if d is None:
+            raise ModuleNotFoundError(f"No module named '{t.rsplit('.', 1)[0]}'")
+        if not d.is_floating_point:
+            raise TypeError("only floating-point types are supported as the default type")
+    elif isinstance(t, _TypedTensorMeta):
+        d = t.dtype
+        if not d.is_floating_point:
+            raise TypeError("only floating-point types are supported as the default type")
+    else:
+        raise TypeError("invalid type object: only floating-point types are supported as "
+                        "the default type")
+    _dtype.set_default_dtype(d)
