@@ -1,4 +1,5 @@
 """Engine semantics on one thread: order, pruning, reentrancy, faults, deep graphs, jit."""
+import contextlib
 import math
 import threading
 import traceback
@@ -248,3 +249,36 @@ def test_tracer_runs_synchronously_inside_jit():
     np.testing.assert_allclose(got, want, rtol=1e-6)
     assert threads == [threading.current_thread()]
     assert E._is_tracer(wgrad.Tensor._make(a)) is False
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("how", ["grad", "backward-inputs", "create-graph", "grad-a",
+                                 "backward-all"])
+def test_a_missing_derivative_not_asked_for_is_no_error(how, lazy):
+    """torch's task_should_compute_output: igamma has no derivative in its first input;
+    grad()/backward(inputs=) of the second alone works (also inside a lazy group), asking
+    for the first raises torch's error."""
+    torch = pytest.importorskip("torch")
+
+    def run(T):
+        a = T.tensor([1.5, 2.5], dtype=T.float64, requires_grad=True)
+        x = T.tensor([0.7, 1.2], dtype=T.float64, requires_grad=True)
+        try:
+            y = (T.igamma(a, x) * 2).sum()
+            if how == "backward-inputs":
+                y.backward(inputs=[x])
+                return x.grad.tolist()
+            if how == "backward-all":
+                y.backward()
+                return "no error"
+            wrt = [a] if how == "grad-a" else [x]
+            return T.autograd.grad(y, wrt, create_graph=how == "create-graph")[0].tolist()
+        except NotImplementedError as e:
+            return str(e)
+    with (wgrad.lazy() if lazy else contextlib.nullcontext()):
+        w = run(wgrad)
+    t = run(torch)
+    if isinstance(t, str):
+        assert w == t
+    else:
+        np.testing.assert_allclose(w, t, rtol=1e-12)

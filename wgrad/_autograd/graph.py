@@ -367,6 +367,23 @@ def _is_checkpoint_valid():
     return task is None or task.exec_info is None
 
 
+def edges_needed(node):
+    """Which of ``node``'s edges the running backward call needs gradients for (torch's
+    ``task_should_compute_output``), or None where it needs every one: no call running, or
+    one without chosen inputs, or an edge into a lazy group (the engine maps those)."""
+    task = getattr(_current, "task", None)
+    info = None if task is None else task.exec_info
+    if info is None:
+        return None
+    out = []
+    for nxt, _ in node._edges:
+        if nxt is not None and nxt._is_group:  # NOTE [Lazy backward groups]
+            return None
+        e = None if nxt is None else info.get(nxt)
+        out.append(e is not None and (e.needed or bool(e.captures)))
+    return tuple(out)
+
+
 def _will_engine_execute_node(node):
     """Whether the running backward call will execute ``node`` (or capture its gradient)."""
     task = getattr(_current, "task", None)

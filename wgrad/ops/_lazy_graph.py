@@ -69,7 +69,7 @@ from .._autograd import anomaly_mode as _anomaly
 from .._autograd.engine import _current_task, get_default_engine
 from .._autograd.forward_ad import state as _fw
 from .._autograd.grad_mode import _state
-from .._autograd.graph import _SEQ_MAX, Node, _seq as _node_seq
+from .._autograd.graph import _SEQ_MAX, Node, _seq as _node_seq, edges_needed
 from .._autograd.lazy_mode import group as _open
 from .._autograd.lazy_mode import state as _lazy_state
 from .._autograd.saved import SavedTensor, release_saved
@@ -213,6 +213,15 @@ class GroupNode(Node):
     def apply(self, grads):
         if self._map is not None or _state.grad or _fw.active or _anomaly._state.enabled:
             return self._apply_nodes(grads)
+        try:
+            return self._apply_group(grads)
+        except NotImplementedError:
+            if edges_needed(self) is None:
+                raise
+            # an op's missing formula, maybe of an input not asked for: op by op
+            return self._apply_nodes(grads)
+
+    def _apply_group(self, grads):
         mask = tuple(g is not None for g in grads)
         if not any(mask):
             return [None] * len(self._edges)
@@ -280,10 +289,15 @@ class GroupNode(Node):
         task = _current_task()
         keep = task.keep_graph if task is not None else True
         # the outside edges as this inner call follows them (an exploded group's into its
-        # OpNodes); two that lead to the same place get its gradient once
+        # OpNodes); two that lead to the same place get its gradient once; those the
+        # outer call does not need (grad(inputs=...)) are not asked for
+        needed = edges_needed(self)
         first = {}
         where = []
-        for n, nr in self._edges:
+        for i, (n, nr) in enumerate(self._edges):
+            if needed is not None and not needed[i]:
+                where.append(None)
+                continue
             if n._is_group and n._map is not None:
                 n, nr = n._map[nr]
             where.append(first.setdefault((n, nr), len(first)))
@@ -291,8 +305,9 @@ class GroupNode(Node):
                                            accumulate_grad=False, boundary=True)
         out = []
         for i in where:
-            out.append(got[i])
-            got[i] = None
+            out.append(None if i is None else got[i])
+            if i is not None:
+                got[i] = None
         return out
 
     def _flattened(self, gs, active, where):
