@@ -21,7 +21,9 @@ from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_",
-           "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_"]
+           "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",
+           "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+           "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d")
@@ -364,3 +366,47 @@ def _draw_dtype(tensor):
     wide = D.complex128 if d.is_complex else D.float64
     return wide if D.X64_ENABLED else d
 
+
+
+def _make_deprecate(meth):
+    """``meth`` (an in-place initialiser ``x_``) under its old name ``x``, warning torch's
+    FutureWarning at each call.
+
+    Example
+    -------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     t = wgrad.nn.init.constant(wgrad.empty(2), 3.0)
+    >>> t, str(w[0].message)
+    (tensor([3., 3.]), '`nn.init.constant` is now deprecated in favor of `nn.init.constant_`.')
+    """
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = f"""
+    {old_name}(...)
+
+    Deprecated in favor of ``wgrad.nn.init.{new_name}``, which it calls after warning.
+    """
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+# torch's deprecated names (each warns, then calls the underscore version)
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)
