@@ -1,6 +1,9 @@
 """nn.utils.parametrize and parametrizations.weight_norm against torch: state dict keys,
 class names, values and gradients through the parametrization, right_inverse on
 assignment, chaining, cached(), removal and errors."""
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -111,3 +114,22 @@ def test_parametrize_errors_match_torch():
         assert not P.is_parametrized(m, "bias")
         with pytest.raises(RuntimeError, match="does not implement right_inverse"):
             m.weight = lib.ones(2, 2)
+
+
+@pytest.mark.parametrize("kind", ["weight_norm", "orthogonal", "spectral_norm"])
+def test_a_parametrized_module_deep_copies_as_torch(kind):
+    """torch's injected class copies itself (pickling stays refused): the copy computes the
+    same weight, holds its own parameters, and is still parametrized."""
+    def run(T):
+        T.manual_seed(0)
+        m = getattr(T.nn.utils.parametrizations, kind)(T.nn.Linear(3, 3))
+        c = copy.deepcopy(m)
+        same = bool((c.weight - m.weight).abs().max() < 1e-6)
+        shared = any(a is b for a, b in zip(c.parameters(), m.parameters()))
+        try:
+            pickle.dumps(m)
+            refused = None
+        except RuntimeError as e:
+            refused = str(e)[:60]
+        return same, shared, type(c).__name__, refused
+    assert run(wgrad) == run(torch)

@@ -10,6 +10,8 @@ keys, the class names and the errors are torch's. ``cached()`` evaluates each
 parametrization once inside the block.
 """
 import contextlib
+import copy
+import copyreg
 
 from ..._autograd.grad_mode import no_grad
 from ..._tensor import Tensor
@@ -146,7 +148,20 @@ def _inject_new_class(module):
                            "state_dict(). See:\nhttps://pytorch.org/tutorials/beginner/"
                            "saving_loading_models.html#saving-loading-a-general-checkpoint-"
                            "for-inference-and-or-resuming-training")
-    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {"__getstate__": getstate})
+    def deepcopy(self, memo):  # a plain deep copy (__getstate__ refuses pickling), as torch
+        replica = memo.get(id(self))
+        if replica is not None:
+            return replica
+        replica = memo[id(self)] = self.__new__(self.__class__)
+        replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+        for slot in copyreg._slotnames(self.__class__):
+            if hasattr(self, slot):
+                setattr(replica, slot, copy.deepcopy(getattr(self, slot), memo))
+        return replica
+    body = {"__getstate__": getstate}
+    if not hasattr(cls, "__deepcopy__"):
+        body["__deepcopy__"] = deepcopy
+    module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), body)
 
 
 def _inject_property(module, tensor_name):
