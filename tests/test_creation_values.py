@@ -30,3 +30,21 @@ def test_linspace_default_dtype_and_requires_grad():
     t = wgrad.linspace(-2.5, 4.0, 7, requires_grad=True)
     assert t.dtype == wgrad.float32 and t.requires_grad
     np.testing.assert_array_equal(t.detach().numpy(), torch.linspace(-2.5, 4.0, 7).numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("source", ["float64", "int64", "list"])
+def test_halves_from_host_data_round_as_torchs(dtype, source):
+    """torch makes a half from a float32 (c10::Half(float)): a double just above a half's
+    tie rounds through the float32 tie, to even; a direct rounding would go up."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    halves = rng.uniform(-4, 4, 500).astype(np.float16 if dtype == "float16" else np.float32)
+    spacing = np.abs(np.spacing(halves.astype(np.float16))).astype(np.float64)
+    x = halves.astype(np.float64) + spacing / 2 + 1e-12  # just above the midpoint
+    if source == "int64":
+        x = rng.integers(-2**40, 2**40, 500)
+    data = x.tolist() if source == "list" else x
+    w = wgrad.tensor(data, dtype=getattr(wgrad, dtype)).float().numpy()
+    t = torch.tensor(data, dtype=getattr(torch, dtype)).float().numpy()
+    np.testing.assert_array_equal(w, t)

@@ -165,7 +165,6 @@ EXAMPLES = {
     "repeat_interleave": Ex(S, call=lambda f, x: f(x, 2, 1)),
     "addbmm": Ex(S, (2, 2, 2), (2, 2, 2)), "baddbmm": Ex((2, 2, 2), (2, 2, 2), (2, 2, 2)),
     "cdist": BINARY, "dist": BINARY,
-    "cross": Ex((2, 3), (2, 3), call=lambda f, a, b: f(a, b, 1)),
     "meshgrid": Ex((2,), (2,), call=lambda f, a, b: f(a, b, indexing="ij")),
     "tensor_split": Ex(S, call=lambda f, x: f(x, 2)),
     "hsplit": Ex(S, call=lambda f, x: f(x, 2)), "vsplit": Ex(S, call=lambda f, x: f(x, 2)),
@@ -374,6 +373,9 @@ EXAMPLES = {
        for d in (1, 2, 3) for k in ("max", "avg") for w in ("", "_with_indices")
        if not (k == "avg" and w)},
     **{f"lp_pool{d}d": Ex((1, 1) + (2,) * d, call=lambda f, x: f(x, 2, 2)) for d in (1, 2, 3)},
+    **{f"fractional_max_pool{d}d{w}": Ex((1, 1) + (d + 1,) * d, call=lambda f, x, d=d: f(
+        x, 2, 2, _random_samples=wgrad.full((1, 1, d), 0.5, dtype=x.dtype)))
+       for d in (2, 3) for w in ("", "_with_indices")},
     **{n: Ex((1, 1, 2, 2), call=lambda f, x: f(x, scale_factor=2))
        for n in ("interpolate", "upsample", "upsample_nearest", "upsample_bilinear")},
     "grid_sample": Ex((1, 1, 2, 2), ((1, 1, 2, 2), -0.8, 0.8),

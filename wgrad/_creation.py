@@ -95,6 +95,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     return _finish(_from_host(arr, d.np), requires_grad, device)
 
 
+_HALVES = (np.dtype(np.float16), np.dtype(D.bfloat16.np))
+
+
 def _from_host(arr, dt, fresh=False):
     """A JAX array of NumPy dtype ``dt`` with the values of ``arr`` (a NumPy or JAX array;
     ``fresh``: a NumPy array nothing else holds, which JAX may take without a copy)."""
@@ -104,6 +107,8 @@ def _from_host(arr, dt, fresh=False):
             host = arr if fresh else np.array(arr)
         else:
             with np.errstate(over="ignore"):  # 1e40 -> inf as torch: silently
+                if dt in _HALVES and arr.dtype != np.float32:
+                    arr = arr.astype(np.float32)  # torch's (and XLA's) way to a half
                 host = arr.astype(dt)
         return _adopt(host)
     with np.errstate(invalid="ignore", over="ignore"):  # as PyTorch: no warning
@@ -133,7 +138,9 @@ def _check_range(arr, d):
 # warm cache) where a transfer takes 0.1-1.7 ms; the first ``wgrad.tensor`` of a process
 # took 44 ms, a hypothesis test drawing shapes paid it per shape. So ``tensor`` makes host
 # data a tensor by NumPy's copy, cast where the cast is of the same kind (a float to a
-# narrower float or an int to a float, which NumPy and XLA round alike, to nearest even; an
+# narrower float or an int to a float, which NumPy and XLA round alike, to nearest even,
+# except that torch and XLA make a float16 or bfloat16 from a float32, so a double becomes
+# one through a float32 here too (a direct rounding differs where the float32 is a tie); an
 # int to a narrower int, which both wrap; a bool to anything), handed to JAX without a
 # second copy (``may_alias``: that copy is wgrad's alone, while JAX may alias a caller's
 # aligned array). Other casts (a float to an int, complex to real: NaN and out-of-range

@@ -270,3 +270,6 @@ from . import _attention, _ctc, _embedding_bag, _extra, _interpolation, _pooling
 from . import _sampling  # noqa: E402
 __all__ += (_pooling.__all__ + _interpolation.__all__ + _extra.__all__  # noqa: PLE0605
             + _sampling.__all__ + _ctc.__all__ + _embedding_bag.__all__ + _attention.__all__)
+from ._fractional import *  # noqa: E402,F401,F403
+from . import _fractional  # noqa: E402
+__all__ += _fractional.__all__  # noqa: PLE0605

@@ -1,5 +1,6 @@
 """``wgrad.nn.parallel``: ``DistributedDataParallel`` (torch.nn.parallel's name) over
-``wgrad.distributed``."""
+``wgrad.distributed``, and ``DataParallel`` (``wgrad.nn.DataParallel``)."""
+from ..modules.remaining import DataParallel
 from .distributed import DistributedDataParallel
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel"]
