@@ -95,7 +95,8 @@ def _members(cls):
     for name in sorted(names):
         if name.startswith("__") and name.endswith("__"):
             if name in ("__slots__", "__dict__", "__weakref__", "__module__", "__doc__",
-                        "__qualname__", "__init_subclass__", "__subclasshook__"):
+                        "__qualname__", "__init_subclass__", "__subclasshook__",
+                        "__slotnames__"):  # copyreg's cache, set by the first copy
                 continue
         elif name.startswith("_") and name not in _TORCH_PRIVATE:
             continue
