@@ -954,45 +954,50 @@ class OpNode(Node):
 
     _keep = None  # NOTE [Node edges]: the inputs that are edges, where not all
 
-    def apply(self, grads):
+    def apply(self, grads, needs=None):
+        if needs is None:
+            needs = self.needs
         try:
-            return self._run(grads, self.needs)
+            p = self.prim
+            saved = self.saved
+            if _state.grad or _fw.active:  # create_graph: record the formulas; a dual
+                # level: carry tangents through them (forward-over-reverse)
+                sv = {k: _unpack(v, self, graph=True) for k, v in saved.items()}
+                if _fw.active:
+                    _restore_result_tangents(self, sv)
+                return p.run_formulas(self.attrs, needs, self.in_meta, self.out_meta,
+                                      list(grads), sv)
+            if _lazy_state.on and not _hooks_tls.stack and p.lazy_backward and (
+                    p.host is None or not p.host.in_lazy(self.in_meta)):
+                # recorded into the segment (NOTE [Lazy segments])
+                tls = _lazy.tls
+                prev, tls.raw = tls.raw, True
+                try:
+                    return self._apply_kernel(p, saved, grads, True, needs)
+                except _lazy.NotLazy:  # a tracer: under a JAX trace
+                    pass
+                finally:
+                    tls.raw = prev
+            return self._apply_kernel(p, saved, grads, False, needs)
         except NotImplementedError:
-            # as torch (task_should_compute_output): a missing formula of an input the
-            # backward call does not ask for (grad(inputs=...)) is no error
-            edges = edges_needed(self)
-            if edges is None:
+            masked = self._asked(needs)
+            if masked is None:
                 raise
-            needs = list(self.needs)
-            for i, needed in enumerate(edges):
-                if not needed:
-                    needs[i if self._keep is None else self._keep[i]] = False
-            if tuple(needs) == self.needs:
-                raise
-            return self._run(grads, tuple(needs))
+            return self.apply(grads, masked)
 
-    def _run(self, grads, needs):
-        p = self.prim
-        saved = self.saved
-        if _state.grad or _fw.active:  # create_graph: record the formulas; a dual level:
-            # carry tangents through them (forward-over-reverse)
-            sv = {k: _unpack(v, self, graph=True) for k, v in saved.items()}
-            if _fw.active:
-                _restore_result_tangents(self, sv)
-            return p.run_formulas(self.attrs, needs, self.in_meta, self.out_meta,
-                                  list(grads), sv)
-        if _lazy_state.on and not _hooks_tls.stack and p.lazy_backward and (
-                p.host is None or not p.host.in_lazy(self.in_meta)):
-            # recorded into the segment (NOTE [Lazy segments])
-            tls = _lazy.tls
-            prev, tls.raw = tls.raw, True
-            try:
-                return self._apply_kernel(p, saved, grads, True, needs)
-            except _lazy.NotLazy:  # a tracer: under a JAX trace
-                pass
-            finally:
-                tls.raw = prev
-        return self._apply_kernel(p, saved, grads, False, needs)
+    def _asked(self, needs):
+        """``needs`` without the inputs the running backward call does not ask for (torch's
+        task_should_compute_output: a missing formula of such an input is no error), or
+        None where that changes nothing."""
+        edges = edges_needed(self)
+        if edges is None:
+            return None
+        masked = list(needs)
+        for i, needed in enumerate(edges):
+            if not needed:
+                masked[i if self._keep is None else self._keep[i]] = False
+        masked = tuple(masked)
+        return None if masked == needs else masked
 
     def _apply_kernel(self, p, saved, grads, lazy, needs):
         # NOTE [Recording cost] applies here too: one dict lookup for the kernel, the
