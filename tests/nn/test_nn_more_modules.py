@@ -3,11 +3,12 @@
 warnings and errors, built from the same numbers (parameters copied across)."""
 import warnings
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import wgrad
-from wgrad.testing import to_np
+from wgrad.testing import check_op, to_np
 
 torch = pytest.importorskip("torch")
 
@@ -550,3 +551,34 @@ def test_data_parallel_without_a_gpu_as_torch():
     assert got[0][:6] == got[1][:6]
     np.testing.assert_allclose(got[0][6], got[1][6], rtol=1e-12)
     assert wgrad.nn.parallel.DataParallel is wgrad.nn.DataParallel
+
+
+def _intervals(sample, n_in, n_out, k):
+    """aten's window starts (generate_intervals), written out independently."""
+    if n_out == 1:
+        return [n_in - k]
+    alpha = (n_in - k) / (n_out - 1)
+    return [int((i + sample) * alpha) - int(sample * alpha) for i in range(n_out - 1)] + [
+        n_in - k]
+
+
+def test_fractional_max_pool2d_passes_check_op():
+    """gradcheck, gradgradcheck and conj(jax.vjp(conj g)) against a jnp max over windows
+    built here from aten's formula (real inputs only: torch rejects complex ones)."""
+    x = wgrad.tensor(np.random.default_rng(3).permutation(2 * 100).reshape(1, 2, 10, 10) / 10.0,
+                     requires_grad=True)
+    samples = wgrad.tensor([[[0.2, 0.8], [0.8, 0.2]]], dtype=wgrad.float64)  # (W, H)
+    rows, cols = [], []
+    for c in range(2):
+        w, h = float(samples[0, c, 0]), float(samples[0, c, 1])
+        rows.append(_intervals(h, 10, 4, 2))
+        cols.append(_intervals(w, 10, 4, 2))
+
+    def jfn(a):
+        out = []
+        for c in range(2):
+            out.append(jnp.stack([jnp.stack([jnp.max(a[0, c, r:r + 2, q:q + 2])
+                                             for q in cols[c]]) for r in rows[c]]))
+        return jnp.stack(out)[None]
+    check_op(lambda a: wgrad.nn.functional.fractional_max_pool2d(
+        a, 2, output_size=4, _random_samples=samples), (x,), jfn)
