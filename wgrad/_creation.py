@@ -21,7 +21,7 @@ from .ops._primitive import _top_level
 from .ops import _host_gemm
 from .ops._promote import scalar_dtype
 from .ops._promote import check_number
-from .ops.shape import _new_size, as_strided
+from .ops.shape import _new_size, as_strided, check_memory_format
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm",
@@ -288,7 +288,9 @@ def ones(*size, dtype=None, device=None, requires_grad=False):
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None):
     d = _dt(dtype)
-    return _filled(_new_size(size, d.itemsize, "empty"), 0, d.np, requires_grad, device)
+    size = _new_size(size, d.itemsize, "empty")
+    check_memory_format("empty", len(size), memory_format)
+    return _filled(size, 0, d.np, requires_grad, device)
 
 
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
@@ -744,7 +746,14 @@ class Generator(np.random.Generator):
         self.device = _dev(device)
 
     def manual_seed(self, seed):
-        self._seed = int(seed)
+        """Seed with a Python int, as torch's: a negative one wraps modulo 2**64."""
+        if isinstance(seed, np.integer):
+            raise TypeError("an integer is required")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        if not -2 ** 63 <= seed < 2 ** 64:
+            raise ValueError("Overflow when unpacking long long")
+        self._seed = seed % 2 ** 64
         self.bit_generator.state = np.random.PCG64(self._seed).state
         return self
 
@@ -771,7 +780,9 @@ _lock = threading.Lock()
 
 
 def manual_seed(seed):
-    """Seed the global generator; returns it (as torch.manual_seed does)."""
+    """Seed the global generator; returns it (as torch.manual_seed does: ``int(seed)``
+    first, so a float or a bool seeds too)."""
+    seed = int(seed)
     with _lock:
         return default_generator.manual_seed(seed)
 
@@ -918,6 +929,7 @@ def _spread_sharding(data):
 def _like(fn):
     def like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None,
              **kw):
+        check_memory_format(like.__name__, input.ndim, memory_format)
         t = fn(tuple(input.shape), dtype=dtype or input.dtype,
                device=_same_device(input, device), requires_grad=requires_grad, **kw)
         # raw: a pending input is not forced (it has no sharding: segments run on the
@@ -939,6 +951,7 @@ randn_like = _like(randn)
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
+    check_memory_format("full_like", input.ndim, memory_format)
     return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype,
                 device=_same_device(input, device), requires_grad=requires_grad)
 

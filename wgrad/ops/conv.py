@@ -12,7 +12,7 @@ import jax
 
 from .. import _precision
 from ._primitive import Primitive
-from ._promote import result_type
+from ._out import _CPP
 
 __all__ = ["conv1d", "conv2d", "conv3d"]
 
@@ -153,8 +153,14 @@ def _convnd(name, nsp, input, weight, bias, stride, padding, dilation, groups):
                              f"{{'valid', 'same'}}")
     else:
         pad = tuple((p, p) for p in _tuple(padding, nsp, "padding"))
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({_CPP[input.dtype.name]}) and bias type "
+                           f"({_CPP[bias.dtype.name]}) should be the same")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                           f"{weight.dtype.scalar_name}")
     spec = tuple(range(nsp + 2))
-    dtype = result_type(input, weight)
+    dtype = input.dtype
     out = _conv(input, weight, strides=stride, padding=pad, lhs_dil=(1,) * nsp,
                 rhs_dil=dilation, dn=(spec, spec, spec), fgc=int(groups), bgc=1,
                 dtype=dtype.np, precision=_precision.conv_precision())

@@ -17,6 +17,7 @@ import numpy as np
 from .. import _precision
 from .. import _dtype as D
 from .._tensor import _make
+from ._out import _CPP
 from ._primitive import Primitive
 from .._autograd.grad_mode import no_grad
 from .conv import _conv, _tuple
@@ -48,7 +49,7 @@ def linear(input, weight, bias=None):
     """
     if input.dtype is not weight.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_cpp_name(input.dtype)} != {_cpp_name(weight.dtype)}")
+                           f"{_CPP[input.dtype.name]} != {_CPP[weight.dtype.name]}")
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got "
                            f"{bias.dtype.scalar_name} and {input.dtype.scalar_name}")
@@ -56,13 +57,6 @@ def linear(input, weight, bias=None):
         return addmm(bias, input, weight.t())  # AddmmBackward0, as torch
     out = matmul(input, weight.t())
     return out if bias is None else out + bias
-
-
-def _cpp_name(d):
-    """The C++ type torch's matmul messages name."""
-    return {"float32": "float", "float64": "double", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16"}.get(d.name, d.name)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -73,6 +67,11 @@ def bilinear(input1, input2, weight, bias=None):
     >>> wgrad.bilinear(wgrad.ones(2, 3), wgrad.ones(2, 4), wgrad.ones(5, 3, 4)).shape
     wgrad.Size([2, 5])
     """
+    names = [("input1", input1), ("input2", input2), ("weight", weight)]
+    names += [("bias", bias)] if bias is not None else []
+    if any(t.dtype is not input1.dtype for _, t in names):
+        raise RuntimeError("All tensors must have the same dtype, got " +
+                           ", ".join(f"{n}: {_CPP[t.dtype.name]}" for n, t in names))
     if input1.ndim != input2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} "
                            f"and {input2.ndim}")

@@ -129,16 +129,17 @@ def matmul(input, other):
     if input.ndim == 0 or other.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{input.ndim}D and {other.ndim}D")
+    if input.ndim == 1 and other.ndim == 1:
+        _matmul_dtypes(input, other)  # before the sizes, as torch's dot
     a = input.unsqueeze(0) if input.ndim == 1 else input
     b = other.unsqueeze(-1) if other.ndim == 1 else other
     if a.shape[-1] != b.shape[-2] or (a.ndim > 2 and b.ndim > 2 and
                                       a.shape[:-2] != b.shape[:-2]):
         _matmul_shape_error(tuple(input.shape), tuple(other.shape))
+    _matmul_dtypes(input, other)
     if other.ndim == 1 and input.ndim <= 2:  # torch's dot and mv (DotBackward0, MvBackward0)
-        d = result_type(input, other)
-        input, other = input.to(d), other.to(d)
         return _dot(input, other) if input.ndim == 1 else _mv(input, other)
-    out = _matmul(a, b, dtype=result_type(a, b).np)
+    out = _matmul(a, b, dtype=a.dtype.np)
     if input.ndim == 1:
         out = out.squeeze(-2)
     if other.ndim == 1:
@@ -175,6 +176,29 @@ def _matmul_shape_error(x, y):
                            f"[{batch}, {x[-1]}] but got: [{batch}, {y[-2]}].")
 
 
+def _matmul_dtypes(x, y):
+    """torch's error for matmul operands of two dtypes or of bool, worded after the kernel
+    it dispatches to: dot for two vectors, addmv for a vector on the right, addmm for a
+    matrix on the right, bmm for batches on the right."""
+    kernel = ("dot" if x.ndim == 1 else "addmv_impl_cpu") if y.ndim == 1 else \
+        "addmm_impl_cpu_" if y.ndim == 2 else "bmm"
+    if x.dtype is not y.dtype:
+        if kernel == "dot":
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{x.dtype.scalar_name} and {y.dtype.scalar_name}")
+        if kernel == "addmv_impl_cpu":
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{y.dtype.scalar_name}, {x.dtype.scalar_name}, and "
+                               f"{y.dtype.scalar_name}")
+        if kernel == "bmm":
+            raise RuntimeError(f"expected scalar type {x.dtype.scalar_name} but found "
+                               f"{y.dtype.scalar_name}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_CPP[x.dtype.name]} != {_CPP[y.dtype.name]}")
+    if x.dtype is D.bool:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def mm(input, mat2):
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -192,19 +216,22 @@ def bmm(input, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, "
                            f"{mat2.shape[1]}].")
-    return _bmm(input, mat2, dtype=result_type(input, mat2).np)
+    _matmul_dtypes(input, mat2)
+    return _bmm(input, mat2, dtype=input.dtype.np)
 
 
-def _check_vectors(name, a, b):
+def _check_vectors(a, b):  # torch's vdot words its errors as dot's
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype is not b.dtype:  # before the sizes, as torch's
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{a.dtype.scalar_name} and {b.dtype.scalar_name}")
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
                            f"[{b.shape[0]}] to have the same number of elements, but got "
                            f"{a.shape[0]} and {b.shape[0]} elements respectively")
-    if a.dtype is not b.dtype:
-        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
-                           f"{a.dtype.scalar_name} and {b.dtype.scalar_name}")
+    if a.dtype is D.bool:
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
 
 
 
@@ -255,7 +282,7 @@ def dot(input, tensor):
     >>> wgrad.dot(wgrad.tensor([2., 3.]), wgrad.tensor([2., 1.]))
     tensor(7.)
     """
-    _check_vectors("dot", input, tensor)
+    _check_vectors(input, tensor)
     return _dot(input, tensor)
 
 
@@ -267,7 +294,7 @@ def vdot(input, other):
     >>> wgrad.vdot(wgrad.tensor([1j]), wgrad.tensor([1j]))
     tensor(1.+0.j)
     """
-    _check_vectors("vdot", input, other)
+    _check_vectors(input, other)
     return _vdot(input, other)
 
 
@@ -302,6 +329,8 @@ def inner(input, other):
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
                            f"got shapes {list(input.shape)} and {list(other.shape)}")
+    if input.dtype is not other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     letters = iter(string.ascii_letters)
     a = "".join(next(letters) for _ in range(input.ndim - 1))
     b = "".join(next(letters) for _ in range(other.ndim - 1))
@@ -317,6 +346,8 @@ def tensordot(a, b, dims=2, out=None):
     >>> wgrad.tensordot(wgrad.ones(2, 3), wgrad.ones(3, 4), dims=1).shape
     wgrad.Size([2, 4])
     """
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
@@ -464,8 +495,27 @@ def einsum(equation, *operands):
         if len(set(s)) == len(s) and tuple(o.shape) != target:
             o = o.expand(target)
         ops.append(o)
+    _einsum_dtypes(subs, out, ops)
     dtype = result_type(*ops)
     return _einsum(*ops, equation=",".join(subs) + "->" + out, dtype=dtype.np)
+
+
+def _einsum_dtypes(subs, out, ops):
+    """torch's error where einsum contracts operands of two dtypes (or of bool). torch
+    takes the operands left to right; a step that sums an index the two sides share (and
+    nothing later needs) is a bmm, which needs one dtype, while a step that sums none is a
+    product, which promotes."""
+    acc, dtype = set(subs[0]), ops[0].dtype
+    for k in range(1, len(ops)):
+        later = set(out).union(*subs[k + 1:])
+        if (acc & set(subs[k])) - later:
+            if ops[k].dtype is not dtype:
+                raise RuntimeError(f"expected scalar type {dtype.scalar_name} but found "
+                                   f"{ops[k].dtype.scalar_name}")
+            if dtype is D.bool:
+                raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+        dtype = D.promote_types(dtype, ops[k].dtype)
+        acc = (acc | set(subs[k])) & later
 
 
 def chain_matmul(*matrices):
@@ -483,6 +533,22 @@ def multi_dot(tensors):
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    n = len(tensors)
+    for i, t in enumerate(tensors):
+        if i in (0, n - 1) and t.ndim not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {'first' if i == 0 else 'last'} tensor must "
+                               f"be 1D or 2D but got {t.ndim}D")
+        if 0 < i < n - 1 and t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
+                               f"tensor 0 is {_CPP[tensors[0].dtype.name]} and tensor {i} "
+                               f"{_CPP[t.dtype.name]}")
+    for i in range(n - 1):
+        x, y = tensors[i], tensors[i + 1]
+        if x.shape[-1] != y.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                               f"{list(x.shape)} and {list(y.shape)} cannot be multiplied")
     out = tensors[0]
     for t in tensors[1:]:
         out = matmul(out, t)
@@ -610,13 +676,20 @@ def linalg_solve(A, B, *, left=True, out=None):
     >>> wgrad.linalg.solve(A, wgrad.tensor([2., 4.]))
     tensor([1., 1.])
     """
+    _solve_dtypes(A, B)
     _check_square("linalg.solve", A)
-    dtype = result_type(A, B)
-    A, B = A.to(dtype), B.to(dtype)
     X = _solve_system(A, B, left)
     if _concrete(X._data) and not bool(_ALL_FINITE(X._data)):
         _check_solvable(A)  # only a non-finite solution can come from a singular A
     return X
+
+
+def _solve_dtypes(A, B):
+    _check_float("linalg.solve", A)
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
+                           f"of type {A.dtype.scalar_name} and B of type {B.dtype.scalar_name} "
+                           f"instead")
 
 
 def _solve_system(A, B, left, kernel=None):
@@ -929,6 +1002,10 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     tensor([[1.],
             [2.]])
     """
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
+                           f"dtype, but got input's dtype {A.dtype.scalar_name} and other's "
+                           f"dtype {B.dtype.scalar_name}")
     if A.ndim < 2 or B.ndim < 1:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     driver = "gelsy" if driver is None else driver
@@ -2082,10 +2159,8 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         if t.ndim < 2:
             raise RuntimeError(f"linalg.solve_triangular: The input tensor {name} must have "
                                f"at least 2 dimensions.")
-    if A.dtype is not B.dtype:  # torch computes in A's dtype here: not followed (differences.md)
-        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same "
-                           f"dtype, but found A of type {A.dtype.scalar_name} and B of type "
-                           f"{B.dtype.scalar_name} instead")
+    if A.dtype is not B.dtype:  # torch solves in A's dtype (a complex B loses its imaginary)
+        B = B.to(A.dtype)
     _check_square_plain(A)
     n = A.shape[-1]
     if (B.shape[-2] if left else B.shape[-1]) != n:
@@ -2278,6 +2353,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     >>> wgrad.linalg.solve_ex(A, wgrad.tensor([2., 4.])).result
     tensor([1., 1.])
     """
+    _solve_dtypes(A, B)
     X, info = _solve_ex(A, B, left)
     if check_errors:
         _raise_failed(info, A.ndim > 2, _ERR_SOLVE.format(name="torch.linalg.solve_ex"))
@@ -2939,6 +3015,10 @@ def vecdot(x, y, *, dim=-1, out=None):
     >>> wgrad.linalg.vecdot(wgrad.tensor([1j, 1.]), wgrad.tensor([1j, 2.]))
     tensor(3.+0.j)
     """
+    if x.dtype is not y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
+                           f"x of type {x.dtype.scalar_name} and y of type "
+                           f"{y.dtype.scalar_name} instead")
     return (x.conj() * y).sum(dim)
 
 

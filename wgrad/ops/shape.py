@@ -121,6 +121,7 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False,
        memory_format=None):
     """Cast to a dtype and/or move to a device (``to(dtype)``, ``to(device)``,
     ``to(other)``, ``to(device, dtype)``)."""
+    check_memory_format("to", input.ndim, memory_format)
     for a in args:
         if isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
@@ -143,12 +144,32 @@ def to(input, *args, dtype=None, device=None, copy=False, non_blocking=False,
     return out
 
 
+_FORMAT_RANK = {"channels_last": 4, "channels_last_3d": 5}
+
+
+def check_memory_format(fn, ndim, memory_format):
+    """torch's errors for a ``memory_format`` argument of ``fn`` that is no memory format,
+    or a channels-last one for a tensor of another rank. wgrad keeps no strides: a format
+    that passes changes nothing (docs/differences.md)."""
+    if memory_format is None:
+        return
+    name = getattr(memory_format, "_name", None)
+    if type(memory_format).__name__ != "memory_format" or name is None:
+        raise TypeError(f"{fn}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{type(memory_format).__name__}")
+    rank = _FORMAT_RANK.get(name)
+    if rank is not None and ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {name} format")
+
+
 def clone(input, *, memory_format=None):
+    check_memory_format("clone", input.ndim, memory_format)
     return _clone(input)
 
 
 def contiguous(input, memory_format=None):
     """``input`` if its layout is row-major, else a copy (NOTE [Strides without strides])."""
+    check_memory_format("contiguous", input.ndim, memory_format)
     return input if is_contiguous(input) else _clone(input)
 
 

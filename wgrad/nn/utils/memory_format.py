@@ -2,26 +2,16 @@
 (torch.nn.utils.memory_format). wgrad keeps no strides (memory formats are accepted and
 ignored), so the weights keep their values and objects; the formats torch rejects for a
 weight raise its errors."""
+from ...ops.shape import check_memory_format
 from ..modules.conv import Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d
 
 __all__ = ["convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"]
 
-_RANK = {"channels_last": 4, "channels_last_3d": 5}
-
-
 def _check_format(weight, memory_format):
-    """torch's errors of ``weight.clone(memory_format=...)`` for this format."""
-    if memory_format is None:
-        return
-    name = getattr(memory_format, "_name", None)
-    if type(memory_format).__name__ != "memory_format" or name is None:
-        raise TypeError("clone(): argument 'memory_format' must be torch.memory_format, not "
-                        f"{type(memory_format).__name__}")
-    if name == "preserve_format":
+    """torch's errors of ``weight.contiguous(memory_format=...)`` for this format."""
+    check_memory_format("clone", weight.dim(), memory_format)
+    if getattr(memory_format, "_name", None) == "preserve_format":
         raise RuntimeError("Unsupported memory formatPreserve")
-    rank = _RANK.get(name)
-    if rank is not None and weight.dim() != rank:
-        raise RuntimeError(f"required rank {rank} tensor to use {name} format")
 
 
 def _convert(module, memory_format, kinds):
