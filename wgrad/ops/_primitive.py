@@ -126,6 +126,8 @@ class Primitive:
         # NOTE [Host GEMM] in ops/_host_gemm.py: a _host_gemm.Host, for products
         prim.host = host
         _lazy_disk.register(prim)  # its place in disk keys (NOTE [Lazy disk cache])
+        if name in _OPMATH and jit:
+            prim.fwd = _opmath(fwd, _KEPT.get(name, ()))
 
     # a generated op that computes tangents (NOTE [Recorded tangents]) has none itself
     no_tangent = False
@@ -419,6 +421,64 @@ class Primitive:
 
 
 _UNKNOWN = object()
+
+
+# NOTE [Reduced-precision opmath]
+# torch's CPU kernels of float16 and bfloat16 compute in float32 (their "opmath" type) and
+# round once at the end: a sum accumulates in float32, sigmoid's exp and division are not
+# rounded apart, ``addcmul``'s ``value * t1 * t2 + self`` rounds once. A primitive whose
+# forward is written in jax.numpy over the reduced dtype instead rounds after every step
+# (XLA's CPU backend computes each float16 operation in float32 and rounds it), 2-5 times
+# further from the exact value than torch and different in 20-60% of the elements. So the
+# primitives named here run their forward over float32 copies of their reduced-precision
+# inputs (a ``dtype`` attribute of float16/bfloat16 too) and round each output to the dtype
+# the plain forward gives it (``jax.eval_shape``, at trace time only). An operand of another
+# dtype (an integer tensor, a Python number: it arrives as a zero-dim array) is rounded to
+# the reduced dtype first, as torch's iterator casts it to the common dtype (an int64 70000
+# becomes inf in float16), except a zero-dim second operand of mul and div and lerp's
+# weight: torch's kernels read those at float32 (``original_scalar_value<opmath_t>``).
+# alpha of add/sub is rounded by their Python wrappers (elementwise.py). Composites of
+# several primitives (hypot, a backward formula) still round between their primitives
+# (docs/differences.md). XLA's GPU backend computes float16 natively; there too the
+# primitives named here compute in float32, as torch's CUDA kernels do.
+_REDUCED = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))
+_F32 = jnp.dtype(jnp.float32)
+_OPMATH = frozenset([
+    "add", "add_scalar", "sub", "rsub", "mul", "mul_scalar", "div", "addcmul", "addcdiv",
+    "lerp", "sigmoid", "silu", "gelu", "softplus", "elu", "celu", "mish", "log_sigmoid",
+    "hardswish", "hardsigmoid", "softmax", "log_softmax", "logsumexp", "logcumsumexp", "sum",
+    "nansum", "mean", "prod", "cumsum", "cumprod", "var", "std", "var_mean", "std_mean",
+    "linalg_vector_norm", "native_layer_norm", "mse_loss", "huber_loss", "smooth_l1_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "logaddexp", "glu", "trace"])
+_KEPT = {"mul": (1,), "div": (1,), "lerp": (2,)}  # zero-dim operands that enter unrounded
+
+
+def _opmath(fwd, kept):
+    """``fwd`` computed in float32 where it meets float16/bfloat16 (NOTE [Reduced-precision
+    opmath]); the operands at the positions ``kept``, when zero-dim, enter unrounded."""
+    def f(*args, **attrs):
+        if not (any(getattr(a, "dtype", None) in _REDUCED for a in args) or
+                attrs.get("dtype") in _REDUCED):
+            return fwd(*args, **attrs)
+        plain = jax.eval_shape(functools.partial(fwd, **attrs), *args)
+        red = next((p.dtype for p in jax.tree_util.tree_leaves(plain) if p.dtype in _REDUCED),
+                   None)
+        up = []
+        for i, a in enumerate(args):
+            d = getattr(a, "dtype", None)
+            if d in _REDUCED:
+                a = a.astype(_F32)
+            elif red is not None and d is not None and d.kind in "fiub" and \
+                    not (a.ndim == 0 and i in kept):
+                a = a.astype(red).astype(_F32)
+            up.append(a)
+        if attrs.get("dtype") in _REDUCED:
+            attrs = dict(attrs, dtype=_F32)
+        out = fwd(*up, **attrs)
+        return jax.tree_util.tree_map(
+            lambda o, p: o if o.dtype == p.dtype else o.astype(p.dtype), out, plain)
+    functools.update_wrapper(f, fwd)
+    return f
 
 
 def _host_forward(host, jitted, attrs):
