@@ -351,7 +351,7 @@ def _check_view_tangent(o, t, args, tans):
 def _forward_tangents(cls, ctx, args, output):
     tans = []
     for a in args:
-        if not isinstance(a, Tensor) or a._data.dtype.kind not in "fc":
+        if not isinstance(a, Tensor) or a._data.dtype.kind not in "fcV":
             tans.append(None)
             continue
         t = _fw.get_tangent(a)
@@ -371,7 +371,7 @@ def _forward_tangents(cls, ctx, args, output):
     dirty = {id(t) for t in (ctx.dirty_tensors or ())}
     for i, (o, t) in enumerate(zip(outs, res)):
         if (not isinstance(o, Tensor) or id(o) in nondiff
-                or o._data.dtype.kind not in "fc"):
+                or o._data.dtype.kind not in "fcV"):
             if t is not None:
                 raise RuntimeError(_ERR_JVP_NONDIFF.format(i))
             continue
@@ -441,7 +441,7 @@ def _wrap_outputs(ctx, args, output, executable):
                 raise RuntimeError(_ERR_DIRTY_VIEW)
         elif is_input:
             o = outs[i] = _alias(o)
-        differentiable = id(o) not in nondiff and o._data.dtype.kind in "fc"
+        differentiable = id(o) not in nondiff and o._data.dtype.kind in "fcV"
         if differentiable:
             o._grad_fn = ctx
             o._output_nr = i
@@ -453,7 +453,7 @@ def _wrap_outputs(ctx, args, output, executable):
     if _grad_state.grad:  # NOTE [View creation meta]
         kind = MULTI_OUTPUT if len(outs) > 1 else IN_CUSTOM_FUNCTION
         for o in outs:
-            if isinstance(o, Tensor) and o._base is not None and o._data.dtype.kind in "fc":
+            if isinstance(o, Tensor) and o._base is not None and o._data.dtype.kind in "fcV":
                 set_creation(o, kind)
     ctx._out_meta = tuple(meta)
     ctx._nondiff_outputs = frozenset(i for i, o in enumerate(outs) if id(o) in nondiff)
@@ -480,7 +480,7 @@ def _alias(t):
 # -- once_differentiable --------------------------------------------------------------
 
 def _fake_leaf(t):
-    if not isinstance(t, Tensor) or t._data.dtype.kind not in "fc":
+    if not isinstance(t, Tensor) or t._data.dtype.kind not in "fcV":
         return (None, 0)
     leaf = Tensor._make(t._data)
     leaf.requires_grad_(True)

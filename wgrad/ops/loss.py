@@ -376,9 +376,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:  # a negative one smooths nothing, as torch's
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
-                           f"{label_smoothing}")
+                           f"{label_smoothing:g}")
     cdim = 0 if input.ndim == 1 else 1
     c = input.shape[cdim]
     _check_class_weight(weight, c, input)
