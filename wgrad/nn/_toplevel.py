@@ -762,6 +762,10 @@ def conv_tbc(input, weight, bias, pad=0):
     >>> wgrad.conv_tbc(x, wgrad.ones(2, 1, 1), wgrad.zeros(1)).flatten()
     tensor([1., 3.])
     """
+    for pos, (name, t) in enumerate((("input", input), ("weight", weight), ("bias", bias)), 1):
+        if not isinstance(t, Tensor):  # torch's argument parser
+            raise TypeError(f"conv_tbc(): argument '{name}' (position {pos}) must be Tensor, "
+                            f"not {type(t).__name__}")
     _check_int("conv_tbc", "pad", 4, pad)
     if input.ndim != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")

@@ -273,3 +273,9 @@ __all__ += (_pooling.__all__ + _interpolation.__all__ + _extra.__all__  # noqa: 
 from ._fractional import *  # noqa: E402,F401,F403
 from . import _fractional  # noqa: E402
 __all__ += _fractional.__all__  # noqa: PLE0605
+from ._linear_ce import *  # noqa: E402,F401,F403
+from . import _linear_ce  # noqa: E402
+__all__ += _linear_ce.__all__  # noqa: PLE0605
+# torch's F.conv_tbc and F.native_channel_shuffle are its top-level ops themselves
+from ._toplevel import conv_tbc, native_channel_shuffle  # noqa: E402,F401
+__all__ += ["conv_tbc", "native_channel_shuffle"]  # noqa: PLE0605

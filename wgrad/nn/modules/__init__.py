@@ -26,6 +26,7 @@ from .lazy import *  # noqa: F401,F403
 from .more import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .remaining import *  # noqa: F401,F403
+from .linear_ce import *  # noqa: F401,F403
 
 __all__ = [n for n, v in list(globals().items())
            if not n.startswith("_") and not isinstance(v, _types.ModuleType)]
