@@ -16,7 +16,8 @@ def test_internal_name_is_not_bound(name):
     assert not hasattr(wgrad, name)
 
 
-@pytest.mark.parametrize("name", ["fft", "linalg", "nn", "autograd", "jax", "func", "special"])
+@pytest.mark.parametrize("name", ["fft", "linalg", "nn", "autograd", "jax", "func", "special",
+                                  "accelerator", "cpu", "jit", "compiler", "profiler"])
 def test_namespace_is_the_public_module(name):
     mod = getattr(wgrad, name)
     assert isinstance(mod, types.ModuleType)

@@ -38,6 +38,7 @@ from ._gamma_draws import *  # noqa: E402,F401,F403  (_standard_gamma, _sample_d
 from . import autograd  # noqa: E402
 from . import backends, cuda, distributed, fft, jax, linalg, nn, optim, utils  # noqa: E402
 from . import amp, distributions, random, signal, special, testing  # noqa: E402
+from . import quasirandom  # noqa: E402
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from ._lowrank import lobpcg, pca_lowrank, svd_lowrank  # noqa: E402
 from .nn._toplevel import *  # noqa: E402,F401,F403  (torch.dropout, torch.lstm_cell...)
@@ -52,6 +53,11 @@ from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, 
 from ._autograd.anomaly_mode import (is_anomaly_check_nan_enabled,  # noqa: E402
                                      is_anomaly_enabled)
 from .func import vmap  # noqa: E402  (torch.vmap is torch.func.vmap)
+from . import accelerator, compiler, cpu, jit, profiler  # noqa: E402
+from ._control_flow import cond, while_loop  # noqa: E402
+from ._range import range  # noqa: E402,A004  (torch.range, deprecated)
+from .jit import _fork_now as fork, _wait_now as wait  # noqa: E402  (torch.fork, torch.wait)
+newaxis = None  # torch.newaxis
 
 from .ops._storage import TypedStorage, UntypedStorage  # noqa: E402
 import math as _math  # noqa: E402

@@ -292,6 +292,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 # the submodules use backward/grad above, so they are imported once those exist
 from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph  # noqa: E402
+from . import profiler  # noqa: E402  (torch.autograd.profiler)
 from .function import Function, once_differentiable  # noqa: E402
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from .graph import increment_version  # noqa: E402

@@ -10,9 +10,11 @@ Reverse and forward transforms run wgrad's own autograd (torch's rules exactly);
 the convention table.
 """
 from ._functional_call import functional_call, stack_module_state
+from ._functionalize import functionalize, replace_all_batch_norm_modules_
 from ._transforms import (grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize,
                           vjp)
 from ._vmap import vmap
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
-           "vmap", "functional_call", "stack_module_state"]
+           "vmap", "functional_call", "stack_module_state", "functionalize",
+           "replace_all_batch_norm_modules_"]
