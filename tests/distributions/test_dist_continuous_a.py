@@ -205,7 +205,7 @@ def test_against_torch(name):
     f32 = not params or any(np.asarray(p).dtype == np.float32 for p in params)
     tol = dict(rtol=2e-5, atol=1e-6) if f32 else dict(rtol=1e-7, atol=1e-12)
     tol.update({k: v for k, v in opts.items() if k in ("rtol", "atol")})
-    check(make, params, [v.astype(np.float32) if f32 else v for v in values], **tol)
+    check(make, params, [v.astype(np.float32) if f32 else v for v in values], name=name, **tol)
 
 
 # --- samples: moments (the analytic ones are the distribution's, checked above) -------

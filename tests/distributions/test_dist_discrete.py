@@ -264,7 +264,7 @@ def test_against_torch(name):
     f32 = "f32" in name  # float32 (numbers become default-dtype tensors); the atol also
     # covers wgrad's float32 lgamma, a few ulps from torch's (lgamma(1) = 4.8e-7, not 0)
     check(make, params, values, rtol=2e-5 if f32 else 1e-7, atol=1e-5 if f32 else 1e-10,
-          **opts)
+          name=name, **opts)
 
 
 # ---- samples: frequencies and moments against the analytic ones (seeded, loose) ----

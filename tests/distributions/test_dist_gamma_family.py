@@ -145,7 +145,7 @@ def test_against_torch(name):
     # number parameters make tensors of the default dtype, float32
     f32 = not params or any(p.dtype == np.float32 for p in params)
     tols = (dict(rtol=2e-5, atol=1e-6) if f32 else dict(rtol=1e-7, atol=1e-10)), *tol
-    check(make, params, [v.astype(np.float32) if f32 else v for v in values],
+    check(make, params, [v.astype(np.float32) if f32 else v for v in values], name=name,
           **{k: v for d in tols for k, v in d.items()})
 
 

@@ -137,7 +137,7 @@ def test_against_torch(name):
     make, params, values = CASES[name]
     f32 = "f32" in name
     check(make, params, values, rtol=3e-5 if f32 else 1e-7, atol=1e-5 if f32 else 1e-9,
-          sample=name not in NO_SAMPLES, grad="noval" not in name)
+          sample=name not in NO_SAMPLES, grad="noval" not in name, name=name)
 
 
 MATRICES = ("scale_tril", "covariance_matrix", "precision_matrix")

@@ -23,4 +23,4 @@ def test_against_torch(name):
     make, params = CASES[name]
     f32 = "f32" in name
     check(make, params, [v.astype(np.float32) if f32 else v for v in VALUES],
-          rtol=2e-5 if f32 else 1e-7)
+          rtol=2e-5 if f32 else 1e-7, name=name)

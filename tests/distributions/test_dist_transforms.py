@@ -479,7 +479,8 @@ TD_CASES = {
 def test_transformed_distribution_against_torch(name):
     make, params, values = TD_CASES[name]
     f32 = "f32" in name
-    check(make, params, values, rtol=3e-5 if f32 else 1e-7, atol=1e-6 if f32 else 1e-10)
+    check(make, params, values, rtol=3e-5 if f32 else 1e-7, atol=1e-6 if f32 else 1e-10,
+          name=name)
 
 
 def test_transformed_distribution_attributes():
