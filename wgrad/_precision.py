@@ -26,7 +26,17 @@ import warnings
 import jax
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision",
-           "conv_precision", "set_conv_tf32", "conv_tf32", "generation"]
+           "conv_precision", "set_conv_tf32", "conv_tf32", "generation", "FUSED_OPTIONS"]
+
+# NOTE [Rounding in fused programs]
+# XLA drops a float16/bfloat16 rounding between two ops of one computation where its
+# "excess precision" option (on by default) lets it: a float32 result rounded to bfloat16
+# and read by the next op keeps its float32 bits. Eager wgrad rounds each op's result, as
+# torch (NOTE [Reduced-precision opmath]); a lazy segment, a lazy group's backward and a
+# wgrad.compile step are one computation each, where a bfloat16 ``exp(x / 8) * y``
+# differed from eager mode's (and torch's) in 26% of its elements. So these compile with
+# the option off: a per-compile option, so users' own jax.jit programs keep XLA's default.
+FUSED_OPTIONS = {"xla_allow_excess_precision": False}
 
 _TO_JAX = {"highest": "highest", "high": "tensorfloat32", "medium": "bfloat16"}
 _FROM_JAX = {jax.lax.Precision.HIGHEST: "highest", jax.lax.Precision.HIGH: "high",

@@ -294,7 +294,9 @@ class CompiledStep:
 
         def fn(*flat):
             return self._run_traced(spec, flat[:k], flat[k:])
-        return jax.jit(fn, donate_argnums=tuple(i for i, m in enumerate(spec.mask) if m))
+        # NOTE [Rounding in fused programs]
+        return jax.jit(fn, donate_argnums=tuple(i for i, m in enumerate(spec.mask) if m),
+                       compiler_options=_precision.FUSED_OPTIONS)
 
     def _run_traced(self, spec, arrays, dyn_leaves):
         tensors, n = self._tensors, spec.n

@@ -338,7 +338,8 @@ def _build(calls, live, packs):
             vals.extend(jax.tree_util.tree_leaves(out))
         return [vals[i] for i in live] + [  # NOTE [Packed outputs]
             jax.numpy.concatenate([vals[i].reshape(-1) for i in grp]) for grp in packs]
-    return _disk.DeferredJit(run)  # NOTE [Deferred jit]
+    # NOTE [Deferred jit], NOTE [Rounding in fused programs]
+    return _disk.FusedJit(run)
 
 
 # NOTE [Packed outputs]

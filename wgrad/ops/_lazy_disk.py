@@ -83,6 +83,7 @@ import jaxlib
 import numpy as np
 
 from .. import _compile_cache
+from .. import _precision
 from .._autograd import engine as _engine
 from .. import _dtype as _D
 from .._device import several_devices
@@ -454,6 +455,36 @@ class DeferredJit:
 
     def _cache_size(self):
         return 0 if self._jitted is None else self._jitted._cache_size()
+
+
+_core = importlib.import_module("jax._src.core")  # a JAX internal: the trace context
+
+
+def _top_level():
+    """Whether no JAX trace is under way (a call is not nested in another program)."""
+    return _core.trace_ctx.is_top_level()
+
+
+class FusedJit(DeferredJit):
+    """A :class:`DeferredJit` of a whole program (a lazy segment, a group's backward)
+    compiled with ``FUSED_OPTIONS`` (NOTE [Rounding in fused programs]); called inside
+    another trace, where JAX refuses compiler options, it is inlined as a plain jit."""
+
+    __slots__ = ()
+
+    def __init__(self, fun):
+        super().__init__(fun, compiler_options=_precision.FUSED_OPTIONS)
+
+    def __call__(self, *args, **kwargs):
+        if not _top_level():
+            j = self.__dict__.get("_inner")
+            if j is None:
+                j = self._inner = jax.jit(self.fun)
+            return j(*args, **kwargs)
+        j = self._jitted
+        if j is None:
+            j = self.jitted()
+        return j(*args, **kwargs)
 
 
 class _Loaded:

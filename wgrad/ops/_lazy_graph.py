@@ -413,7 +413,7 @@ def _call_once_each(fn, tree, uniq, pos):
         def f(*u, pos=key[2]):
             return fn(*tree.unflatten([u[k] if k.__class__ is int else _piece(u[k[0]], k[1:])
                                        for k in pos]))
-        f, _ = _disk.compiled(("once", fn, tree, key[2]), _disk.DeferredJit(f), uniq)
+        f, _ = _disk.compiled(("once", fn, tree, key[2]), _disk.FusedJit(f), uniq)
         with _lazy._lock:  # several threads may run backwards
             if len(_ONCE) >= _P.CACHE_MAX:
                 del _ONCE[next(iter(_ONCE))]
@@ -488,7 +488,8 @@ def _build(sigs, recs, n_out, n_ext, mask):
         return ext
     # the tree of (gs, vals) where every value is an array (GroupNode._leaves)
     plain = jax.tree_util.tree_structure(([0] * len(where), [[0] * len(js) for js in at]))
-    fn = _disk.DeferredJit(run)  # NOTE [Deferred jit]
+    # NOTE [Deferred jit], NOTE [Rounding in fused programs]
+    fn = _disk.FusedJit(run)
     fn._wg_src = ("g", tuple([(e[0], r[0], r[1]) for e, r in zip(sigs, recs)]), n_out, n_ext,
                   mask)  # NOTE [Lazy disk cache]
     return fn, tuple(active), tuple(at), plain
