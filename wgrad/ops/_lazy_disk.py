@@ -108,7 +108,7 @@ except ImportError:  # pragma: no cover (another jaxlib): such executables are n
     _LAPACK = None
 
 __all__ = ["register", "lift_place", "lifted_key", "seal", "directory", "remembered",
-           "compiled", "DeferredJit", "kept", "add_arrays"]
+           "compiled", "DeferredJit", "FusedJit", "top_level", "kept", "add_arrays"]
 
 _WGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _state = {"dir": False, "sealed": False, "stamp": None, "config": (None, ""),
@@ -460,7 +460,7 @@ class DeferredJit:
 _core = importlib.import_module("jax._src.core")  # a JAX internal: the trace context
 
 
-def _top_level():
+def top_level():
     """Whether no JAX trace is under way (a call is not nested in another program)."""
     return _core.trace_ctx.is_top_level()
 
@@ -476,7 +476,7 @@ class FusedJit(DeferredJit):
         super().__init__(fun, compiler_options=_precision.FUSED_OPTIONS)
 
     def __call__(self, *args, **kwargs):
-        if not _top_level():
+        if not top_level():
             j = self.__dict__.get("_inner")
             if j is None:
                 j = self._inner = jax.jit(self.fun)

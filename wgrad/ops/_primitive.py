@@ -400,8 +400,14 @@ class Primitive:
 
     def _build_kernel(self, attrs, needs, in_meta, out_meta):
         names = self._names_to_save(needs)
+        reduced = {m[1] for m in in_meta + (out_meta or ()) if m is not None} & _REDUCED_SET
+        up = self.name in _OPMATH_BACKWARD and reduced and not (
+            self.name == "sigmoid" and _F16 in reduced)  # torch's float16 one: step by step
 
         def fun(grads, saved_vals):
+            if up:  # NOTE [Reduced-precision opmath]: _post rounds each gradient once
+                grads = [_float32(g) for g in grads]
+                saved_vals = [_float32(v) for v in saved_vals]
             prev = _state.grad
             _state.grad = False
             try:
@@ -411,7 +417,9 @@ class Primitive:
             finally:
                 _state.grad = prev
             return [r._data if r is not None else None for r in res]
-        k = _lazy_disk.DeferredJit(fun)  # NOTE [Deferred jit]
+        # NOTE [Deferred jit]; a float16/bfloat16 formula rounds op by op (NOTE [Rounding in
+        # fused programs])
+        k = (_lazy_disk.FusedJit if reduced else _lazy_disk.DeferredJit)(fun)
         if self.host is not None:
             k = _host_kernel(self.host, k, needs, in_meta, attrs, names)
         k.fun = fun
@@ -437,12 +445,15 @@ _UNKNOWN = object()
 # the reduced dtype first, as torch's iterator casts it to the common dtype (an int64 70000
 # becomes inf in float16), except a zero-dim second operand of mul and div and lerp's
 # weight: torch's kernels read those at float32 (``original_scalar_value<opmath_t>``).
-# alpha of add/sub is rounded by their Python wrappers (elementwise.py). Composites of
-# several primitives (hypot, a backward formula) still round between their primitives
-# (docs/differences.md). XLA's GPU backend computes float16 natively; there too the
+# alpha of add/sub is rounded by their Python wrappers (elementwise.py). The backward
+# formulas of the primitives in ``_OPMATH_BACKWARD`` (torch: one backward kernel each) run
+# over float32 copies of their gradients and saved values, each input's gradient rounded
+# once (``_post``); the others, like torch's composite formulas, round op by op, and ops
+# wgrad composes from several primitives (hypot) round between them (docs/differences.md). XLA's GPU backend computes float16 natively; there too the
 # primitives named here compute in float32, as torch's CUDA kernels do.
 _REDUCED = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))
-_F32 = jnp.dtype(jnp.float32)
+_F32, _F16 = jnp.dtype(jnp.float32), jnp.dtype(jnp.float16)
+_REDUCED_SET = frozenset(_REDUCED)
 _OPMATH = frozenset([
     "add", "add_scalar", "sub", "rsub", "mul", "mul_scalar", "div", "addcmul", "addcdiv",
     "lerp", "sigmoid", "silu", "gelu", "softplus", "elu", "celu", "mish", "log_sigmoid",
@@ -451,6 +462,16 @@ _OPMATH = frozenset([
     "linalg_vector_norm", "native_layer_norm", "mse_loss", "huber_loss", "smooth_l1_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "logaddexp", "glu", "trace"])
 _KEPT = {"mul": (1,), "div": (1,), "lerp": (2,)}  # zero-dim operands that enter unrounded
+# backward formulas torch computes in one kernel (sigmoid_backward, _softmax_backward_data,
+# native_layer_norm_backward...): run over float32 copies, each gradient rounded once
+_OPMATH_BACKWARD = frozenset([
+    "sigmoid", "tanh", "silu", "gelu", "elu", "celu", "softplus", "mish", "log_sigmoid",
+    "hardswish", "hardsigmoid", "softmax", "log_softmax", "native_layer_norm", "mse_loss",
+    "huber_loss", "smooth_l1_loss", "binary_cross_entropy", "glu"])
+
+
+def _float32(v):
+    return v.astype(_F32) if v is not None and getattr(v, "dtype", None) in _REDUCED else v
 
 
 def _opmath(fwd, kept):

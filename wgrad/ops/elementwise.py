@@ -384,8 +384,17 @@ _rpow = Primitive("pow", _pow_fwd, node_name="PowBackward2", exponent=_pow_expon
 # and exact for complex bases. Only integral exponents of modest size take this
 # path: each distinct value is its own compiled kernel.
 _MAX_STATIC_EXPONENT = 64
+def _pow_int_fwd(self, *, dtype, exponent):
+    x = _c(self, dtype)
+    if x.dtype == jnp.float16 or x.dtype == jnp.bfloat16 and exponent not in (3, -2):
+        # torch rounds once (float16's products are float; bfloat16's std::pow in float),
+        # but its bfloat16 vector kernels for 3 and -2 round each product
+        return jax.lax.integer_pow(x.astype(jnp.float32), exponent).astype(x.dtype)
+    return jax.lax.integer_pow(x, exponent)
+
+
 _pow_int = Primitive(
-    "pow", lambda self, *, dtype, exponent: jax.lax.integer_pow(_c(self, dtype), exponent),
+    "pow", _pow_int_fwd,
     node_name="PowBackward0",
     # exponent 0: zeros whatever the incoming gradient (NaN included), as torch
     self=lambda grad, self, exponent: (
@@ -446,8 +455,8 @@ log1p = _unary("log1p", jnp.log1p, holomorphic(lambda self: self + 1, divide=Tru
 expm1 = _unary("expm1", jnp.expm1, holomorphic(lambda result: result + 1))
 # sqrt'(0) = inf, by continuity (torch's rule)
 sqrt = _unary("sqrt", jnp.sqrt, holomorphic(lambda result: 2 * result, divide=True))
-rsqrt = _unary("rsqrt", jax.lax.rsqrt,
-               holomorphic(lambda result: -0.5 * (result * result * result)))
+rsqrt = _unary("rsqrt", jax.lax.rsqrt,  # torch's order (float16/bfloat16 round each step)
+               lambda grad, result: (grad * -0.5) * result.pow(3).conj())
 sin = _unary("sin", jnp.sin, holomorphic(lambda self: self.cos()))
 cos = _unary("cos", jnp.cos, holomorphic(lambda self: -self.sin()))
 tan = _unary("tan", jnp.tan, holomorphic(lambda result: 1 + result * result))
@@ -462,8 +471,15 @@ atanh = _unary("atanh", jnp.arctanh, holomorphic(lambda self: -self * self + 1, 
 sinh = _unary("sinh", jnp.sinh, holomorphic(lambda self: self.cosh()))
 cosh = _unary("cosh", jnp.cosh, holomorphic(lambda self: self.sinh()))
 tanh = _unary("tanh", jnp.tanh, holomorphic(lambda result: 1 - result * result))
-sigmoid = _unary("sigmoid", jax.nn.sigmoid,
-                 holomorphic(lambda result: result * (1 - result)))
+def _sigmoid_grad(grad, result):
+    if result.is_complex():
+        return grad * (result * (1 - result)).conj()
+    # torch's order: its float16 kernel rounds each step (bfloat16: in float32, NOTE
+    # [Reduced-precision opmath])
+    return grad * (1 - result) * result
+
+
+sigmoid = _unary("sigmoid", jax.nn.sigmoid, _sigmoid_grad)
 _erf = _unary("erf", jax.scipy.special.erf,
               lambda grad, self: grad * (2 / math.sqrt(math.pi)) * (-self * self).exp())
 
