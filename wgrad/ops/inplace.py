@@ -585,9 +585,7 @@ _zeros = Primitive("zeros_like", lambda self: jnp.zeros_like(self), self=lambda 
 
 
 def _copy_fwd(self, src):
-    if jnp.iscomplexobj(src) and not jnp.iscomplexobj(self):
-        src = jnp.real(src)
-    return jnp.broadcast_to(src.astype(self.dtype), self.shape)
+    return jnp.broadcast_to(_S.convert(src, self.dtype), self.shape)
 
 
 _copy = Primitive("copy", _copy_fwd, node_name="CopyBackwards",

@@ -110,9 +110,32 @@ def _check_extent(shape, itemsize):
 # Casts, copies, broadcast reduction
 # ======================================================================================
 
-_to = Primitive("to_copy", lambda self, *, dtype: (
-    jnp.real(self) if self.dtype.kind == "c" and np.dtype(dtype).kind != "c" else self
-).astype(dtype),
+def convert(x, dtype):
+    """``x`` as ``dtype`` the way torch's CPU kernels convert (NOTE [Float to integer]):
+    a complex value's real part to a real dtype; a float truncated to an integer dtype,
+    where one outside int32's range (int64's for int64) or NaN becomes that type's
+    minimum, and int8/int16 take the low bits of the int32 value, uint8 of the int64."""
+    dtype = np.dtype(dtype)
+    if x.dtype.kind == "c" and dtype.kind != "c":
+        x = jnp.real(x)
+    if dtype.kind not in "iu" or x.dtype.kind not in "fV":
+        return x.astype(dtype)
+    # NOTE [Float to integer]
+    # C++ leaves a float outside the target's range undefined; torch's CPU kernels give
+    # what x86's truncating conversion does: the "integer indefinite" (the minimum of
+    # int32, or of int64 for int64) for NaN, infinities and values out of range, and
+    # int8/int16 through int32 (40000.0 -> int16 -25536), uint8 through int64 (-1.0 ->
+    # 255, 256.0 -> 0, 5e9 + 7 -> 7). XLA saturates instead (uint8 of -1.0 was 0, of
+    # 256.0 255; NaN became 0).
+    wide = np.dtype(np.int64) if dtype in (np.int64, np.uint8) else np.dtype(np.int32)
+    info = np.iinfo(wide)
+    t = jnp.trunc(x.astype(jnp.float64) if x.dtype.itemsize < 8 else x)
+    ok = (t >= float(info.min)) & (t < -float(info.min))  # False for NaN
+    v = jnp.where(ok, jnp.where(ok, t, 0).astype(wide), jnp.asarray(info.min, wide))
+    return v.astype(dtype)
+
+
+_to = Primitive("to_copy", lambda self, *, dtype: convert(self, dtype),
                 node_name="ToCopyBackward0", self=lambda grad: grad)
 _clone = Primitive("clone", lambda self: jnp.array(self, copy=True), self=lambda grad: grad)
 
