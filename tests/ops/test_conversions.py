@@ -41,3 +41,19 @@ def test_like_torch(name):
     got, want = CASES[name](wgrad), CASES[name](torch)
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+MEANS = {
+    "rows_of_3": lambda T, x: x.reshape(-1, 3).mean(1),
+    "complex_rows": lambda T, x: T.complex(x, x.flip(0)).reshape(-1, 3).mean(1),
+    "mse_mean": lambda T, x: T.nn.functional.mse_loss(x[:3], x[3:6]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MEANS))
+def test_mean_divides_as_torch(name):
+    """A mean is torch's ``sum / n``: a true quotient for real sums (jnp.mean's product
+    with ``1 / n`` differed in a third of float32 means), ``sum * (1 / n)`` for complex."""
+    x = np.random.default_rng(1).standard_normal(3000).astype(np.float32)
+    got, want = MEANS[name](wgrad, wgrad.tensor(x)), MEANS[name](torch, torch.tensor(x))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

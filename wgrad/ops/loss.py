@@ -23,7 +23,7 @@ from .activation import log_softmax
 from .elementwise import _real_only, abs, clamp, log, minimum, softplus, where
 from .layer import _concrete, pairwise_distance
 from .shape import broadcast_tensors
-from .reduction import mean, sum
+from .reduction import mean, sum, true_mean
 
 __all__ = []
 METHODS = ()
@@ -119,7 +119,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def _reduced(loss, reduction):
     """A pointwise loss (arrays) reduced as ``reduction`` says."""
     return loss if reduction == "none" else jnp.sum(loss) if reduction == "sum" \
-        else jnp.mean(loss)
+        else true_mean(loss)
 
 
 def _chain(slope, grad, reduction):
