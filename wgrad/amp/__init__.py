@@ -15,7 +15,7 @@ Example
 >>> y.dtype
 wgrad.float32
 """
-import functools
+import contextlib
 import re
 import warnings
 
@@ -71,7 +71,7 @@ def _not_implemented(what, dtype):
         f"enabled=False (docs/differences.md)")
 
 
-class autocast:
+class autocast(contextlib.ContextDecorator):  # a decorator too
     """torch.autocast as a context manager and decorator: a no-op where torch's is one
     (``enabled=False``; ``"cuda"`` without a GPU, with torch's warning), else raising
     NotImplementedError when entered."""
@@ -97,12 +97,6 @@ class autocast:
     def __exit__(self, *exc):
         return False
 
-    def __call__(self, func):
-        @functools.wraps(func)
-        def run(*args, **kwargs):
-            with self:
-                return func(*args, **kwargs)
-        return run
 
 
 class GradScaler:

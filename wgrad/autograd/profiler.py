@@ -17,8 +17,8 @@ Example
 >>> y
 tensor(6.)
 """
+import contextlib
 import enum
-import functools
 
 from jax.profiler import TraceAnnotation
 
@@ -74,7 +74,7 @@ def kineto_available():
     return False
 
 
-class record_function:
+class record_function(contextlib.ContextDecorator):  # a decorator too
     """Label a region ``name`` (``args``: an optional string), as a context manager or a
     function decorator; the label goes to JAX's profiler.
 
@@ -108,12 +108,6 @@ class record_function:
             raise AssertionError("Expected record to be set")
         self._open.pop().__exit__(exc_type, exc_value, traceback)
 
-    def __call__(self, func):
-        @functools.wraps(func)
-        def run(*args, **kwargs):
-            with self:
-                return func(*args, **kwargs)
-        return run
 
 
 class profile:
