@@ -561,7 +561,11 @@ class Tensor(_StorageMethods, _Fields):
     def __neg__(self): return _raw_ops.neg(self)
     def __pos__(self): return self
     def __abs__(self): return _raw_ops.abs(self)
-    def __invert__(self): return _raw_ops.bitwise_not(self)
+    def __invert__(self):
+        if self.dtype.is_floating_point or self.dtype.is_complex:  # torch's operator message
+            raise TypeError("~ (operator.invert) is only implemented on integer and "
+                            "Boolean-type tensors")
+        return _raw_ops.bitwise_not(self)
     def __and__(self, o): return _raw_ops.bitwise_and(self, o)
     def __rand__(self, o): return _raw_ops.bitwise_and(o, self)
     def __or__(self, o): return _raw_ops.bitwise_or(self, o)

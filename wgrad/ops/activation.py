@@ -15,7 +15,8 @@ import jax.numpy as jnp
 
 from .._tensor import _wrap_dim
 from ._primitive import Primitive, holomorphic
-from .elementwise import _floating_only, _real_only, abs, softplus, where
+from .. import _dtype as D
+from .elementwise import _floating_only, _kernel_rejects, _real_only, abs, softplus, where
 
 __all__ = ["softmax", "log_softmax", "selu", "celu", "hardshrink", "prelu"]
 METHODS = ("softmax", "log_softmax", "hardshrink", "prelu")
@@ -116,7 +117,7 @@ def leaky_relu(input, negative_slope=0.01):
     >>> wgrad.nn.functional.leaky_relu(wgrad.tensor([-1., 2.]), 0.5)
     tensor([-0.5000,  2.0000])
     """
-    _real_only("leaky_relu_cpu", input)
+    _kernel_rejects("leaky_relu_cpu", "buic", input)
     return _leaky_relu(input, negative_slope=negative_slope)
 
 
@@ -217,7 +218,7 @@ def gelu(input, approximate="none"):
     """
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    _real_only("GeluKernelImpl", input)
+    _kernel_rejects("GeluKernelImpl", "buic", input)
     return _gelu(input, approximate=approximate)
 
 
@@ -246,6 +247,7 @@ def silu(input):
     >>> wgrad.nn.functional.silu(wgrad.tensor([0.]))
     tensor([0.])
     """
+    _kernel_rejects("silu_cpu", "bui", input)
     return _silu(input)
 
 
@@ -272,6 +274,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     """
     if input.is_complex():
         raise NotImplementedError("clamp is not supported for complex types")
+    if input.dtype is D.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if input.dtype is D.uint8 and (math.trunc(min_val) < 0 or math.trunc(max_val) < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _hardtanh(input, min_val=min_val, max_val=max_val)
@@ -279,7 +285,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 
 # the gradient passes strictly inside the range only (torch's hardtanh_backward)
 _hardtanh = Primitive(
-    "hardtanh", lambda self, *, min_val, max_val: jnp.clip(self, min_val, max_val),
+    "hardtanh", lambda self, *, min_val, max_val: jnp.clip(  # an integer input stays one
+        self, min_val, max_val).astype(self.dtype),
     self=lambda grad, self, min_val, max_val: where(
         (self > min_val) & (self < max_val), grad, 0.))
 

@@ -308,6 +308,9 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or "
                            f"'floor' but found '{rounding_mode}'")
+    if d.is_complex:
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for "
+                                  f"'{d.scalar_name}'")
     _check_int_divisor(d, other)
     return _binary(_div_rounded, input, other, d, rounding_mode=rounding_mode)
 
@@ -340,6 +343,8 @@ _remainder = Primitive(
 
 def remainder(input, other):
     d = result_type(input, other)
+    if d.is_complex:
+        raise NotImplementedError(f"\"remainder_cpu\" not implemented for '{d.scalar_name}'")
     _check_int_divisor(d, other)
     return _binary(_remainder, input, other, d)
 
@@ -552,7 +557,9 @@ _relu = Primitive("relu", lambda self: jnp.maximum(self, 0),
 
 def relu(input):
     if input.is_complex():
-        raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'ComplexFloat\'')
+        raise NotImplementedError("clamp is not supported for complex types")
+    if input.dtype is D.bool:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return _relu(input)
 
 
@@ -569,6 +576,21 @@ def _real_only(name, *tensors):
         if isinstance(t, Tensor) and t.is_complex():
             raise NotImplementedError(f'"{name}" not implemented for '
                                       f"'{t.dtype.scalar_name}'")
+
+
+def _kernel_rejects(name, kinds, *tensors):
+    """torch's NotImplementedError where a CPU kernel ``name`` has no version for a tensor
+    whose dtype kind (numpy's: "b" bool, "u"/"i" integers, "c" complex, "f" floats) is in
+    ``kinds``."""
+    for t in tensors:
+        if isinstance(t, Tensor) and _kind(t.dtype) in kinds:
+            raise NotImplementedError(f'"{name}" not implemented for '
+                                      f"'{t.dtype.scalar_name}'")
+
+
+def _kind(d):
+    return "b" if d is D.bool else "c" if d.is_complex else "f" if d.is_floating_point \
+        else "u" if d is D.uint8 else "i"
 
 
 def _floating_only(name, *tensors):
@@ -612,6 +634,7 @@ _abs = Primitive("abs", lambda self: _complex_abs(self) if jnp.iscomplexobj(self
 
 def abs(input):
     """Absolute value; d|x| at 0 is 0 (the minimum-norm subgradient, as torch)."""
+    _kernel_rejects("abs_cpu", "b", input)
     return _abs(input)
 
 
@@ -683,8 +706,10 @@ _sign = Primitive("sign", _sign_fwd, self=_zero_grad)
 
 def sign(input):
     if input.is_complex():
-        raise RuntimeError("Unlike NumPy, torch.sign is not intended to support complex "
-                           "numbers. Please use torch.sgn instead.")
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support "
+                                  "complex numbers. Please use torch.sgn instead.")
+    if input.dtype is D.bool:  # torch's sign of a bool is itself
+        return input.clone()
     return _sign(input)
 
 
@@ -1077,7 +1102,23 @@ arctan2 = atan2
 
 
 def hypot(input, other):
-    return sqrt(input * input + other * other)
+    """``sqrt(input**2 + other**2)`` without overflow (C's hypot: |complex(input, other)|,
+    NOTE [Complex division]), HypotBackward0."""
+    _kernel_rejects("hypot_cpu", "buic", input, other)
+    return _binary(_hypot, input, other)
+
+
+def _hypot_fwd(self, other, *, dtype):
+    # float16/bfloat16 in float32 and rounded once (NOTE [Reduced-precision opmath])
+    wide = jnp.float64 if jnp.dtype(dtype) == jnp.float64 else jnp.float32
+    a, b = jnp.broadcast_arrays(_c(self, dtype).astype(wide), _c(other, dtype).astype(wide))
+    return _complex_abs(jax.lax.complex(a, b)).astype(dtype)
+
+
+_hypot = Primitive(
+    "hypot", _hypot_fwd,
+    self=lambda grad, self, result: grad * self / result,
+    other=lambda grad, other, result: grad * other / result)
 
 
 def _ctype(t):
@@ -1162,6 +1203,7 @@ def _addc(prim, input, tensor1, tensor2, value):
 
 def addcmul(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 * tensor2`` (AddcmulBackward0)."""
+    _kernel_rejects("addcmul_cpu_out", "b", input, tensor1, tensor2)
     return _addc(_addcmul, input, tensor1, tensor2, value)
 
 
@@ -1580,15 +1622,18 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return _isin(elements, test_elements, invert=bool(invert))
 
 
-def _nondiff(name, fn, ordered=False):
-    """``ordered``: an order comparison (complex numbers have none: torch raises)."""
+def _nondiff(name, fn, ordered=False, bits=False):
+    """``ordered``: an order comparison (complex numbers have none: torch raises);
+    ``bits``: a bitwise op (integers and bools only)."""
     prim = Primitive(name, fn)
 
     def op(input, other=None):
         if other is None:
+            if bits:
+                _kernel_rejects(f"{name}_cpu", "fc", input)
             return prim(input)
         d = result_type(input, other)
-        if ordered and d.is_complex:
+        if ordered and d.is_complex or bits and (d.is_complex or d.is_floating_point):
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{d.scalar_name}'")
         return prim(input, other, dtype=d.np)
@@ -1606,10 +1651,10 @@ lt = _nondiff("lt", _cmp(jnp.less), ordered=True)
 le = _nondiff("le", _cmp(jnp.less_equal), ordered=True)
 gt = _nondiff("gt", _cmp(jnp.greater), ordered=True)
 ge = _nondiff("ge", _cmp(jnp.greater_equal), ordered=True)
-bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and))
-bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or))
-bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor))
-bitwise_not = _nondiff("bitwise_not", lambda self: jnp.invert(self))
+bitwise_and = _nondiff("bitwise_and", _cmp(jnp.bitwise_and), bits=True)
+bitwise_or = _nondiff("bitwise_or", _cmp(jnp.bitwise_or), bits=True)
+bitwise_xor = _nondiff("bitwise_xor", _cmp(jnp.bitwise_xor), bits=True)
+bitwise_not = _nondiff("bitwise_not", lambda self: jnp.invert(self), bits=True)
 logical_not = _nondiff("logical_not", lambda self: jnp.logical_not(self))
 logical_and = _nondiff("logical_and", _cmp(jnp.logical_and))
 logical_or = _nondiff("logical_or", _cmp(jnp.logical_or))
@@ -1648,8 +1693,9 @@ def _rounding(name, fn):
     prim = Primitive(name, lambda self: fn(self), self=_zero_grad)
 
     def op(input):
-        if input.is_complex():
+        if input.is_complex() and name != "round":
             raise NotImplementedError(f"{name} is not supported for complex inputs")
+        _kernel_rejects(f"{name}_vml_cpu", "bc", input)
         return prim(input)
     op.__name__ = name
     return op

@@ -1356,7 +1356,10 @@ _nanmedian_values = _gather_prim("nanmedian_dim", "NanmedianBackward1")
 
 
 def _no_complex(input, name):
-    """torch's error for complex input: topk's own message, the others' kernel's."""
+    """torch's error for complex input: topk's own message, the others' kernel's (median's
+    for bool input too)."""
+    if input.dtype is D.bool and name.startswith("median"):
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
     if not input.is_complex():
         return
     if name == "topk":

@@ -383,6 +383,8 @@ def trace(input):
     >>> wgrad.trace(wgrad.eye(3))
     tensor(3.)
     """
+    if input.dtype is D.bool:  # before the shape, as torch
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     d = input.dtype

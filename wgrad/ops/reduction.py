@@ -456,12 +456,19 @@ def argmax(input, dim=None, keepdim=False):
     >>> wgrad.argmax(wgrad.tensor([[1., 5.], [7., 2.]]), dim=1)
     tensor([1, 0])
     """
+    _arg_no_bool("argmax", input)
     return _arg("argmax", _argmax, input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
     """Index of the smallest element (of the flattened input when ``dim`` is None)."""
+    _arg_no_bool("argmin", input)
     return _arg("argmin", _argmin, input, dim, keepdim)
+
+
+def _arg_no_bool(name, input):
+    if input.dtype is D.bool:
+        raise RuntimeError(f"{name}(): does not support bool input")
 
 
 
@@ -1054,12 +1061,17 @@ def all(input, dim=None, keepdim=False):
     >>> wgrad.all(wgrad.tensor([1., 0.]))
     tensor(False)
     """
-    return _all(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
+    return _uint8_kept(input, _all(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim)))
 
 
 def any(input, dim=None, keepdim=False):
     """Whether some element over ``dim`` is nonzero (False for an empty tensor)."""
-    return _any(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim))
+    return _uint8_kept(input, _any(input, dim=_axes(dim, input.ndim), keepdim=bool(keepdim)))
+
+
+def _uint8_kept(input, out):
+    """torch's all/any of a uint8 tensor is uint8 (0 or 1), of any other dtype bool."""
+    return out.to(D.uint8) if input.dtype is D.uint8 else out
 
 
 # ======================================================================================

@@ -161,7 +161,14 @@ def resize(x, dims, shape):
     return x
 
 
+def _no_half(x):
+    """torch's CPU FFTs (pocketfft, MKL) have no float16/bfloat16 version."""
+    if x.dtype in (D.float16, D.bfloat16) and x.device.type == "cpu":
+        raise RuntimeError(f"Unsupported dtype {x.dtype.scalar_name}")
+
+
 def to_complex(x):
+    _no_half(x)
     d = x.dtype
     if d.is_complex:
         return x
@@ -171,6 +178,7 @@ def to_complex(x):
 
 
 def to_real(x, name):
+    _no_half(x)
     d = x.dtype
     if d.is_complex:
         raise RuntimeError(f"{name} expects a real input tensor, but got {d.scalar_name}")
