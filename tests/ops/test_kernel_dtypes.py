@@ -8,7 +8,6 @@ import torch
 import wgrad
 from _outcome import outcome
 
-_INTS = ("uint8", "int8", "int16", "int32", "int64")
 OPS = {
     "abs": lambda T, x: x.abs(), "floor": lambda T, x: x.floor(), "trunc": lambda T, x: x.trunc(),
     "round": lambda T, x: x.round(), "sign": lambda T, x: x.sign(),
@@ -28,7 +27,7 @@ OPS = {
     "div_trunc": lambda T, x: T.div(x, 2, rounding_mode="trunc"),
     "fft": lambda T, x: T.fft.fft(x), "rfft": lambda T, x: T.fft.rfft(x),
 }
-DTYPES = ("bool",) + _INTS + ("float16", "bfloat16", "float32", "complex64")
+DTYPES = ("bool", "uint8", "int8", "int64", "float16", "bfloat16", "float32", "complex64")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
