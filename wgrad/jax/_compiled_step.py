@@ -35,7 +35,7 @@ import warnings
 import jax
 
 from .. import _precision
-from ..ops._lazy_disk import top_level as _top_level
+from ..ops._lazy_disk import FusedJit
 from .._tensor import Tensor, _make
 from ._discovery import unchanged, walk_roots
 from ._fast_path import MISS, fast_path
@@ -295,12 +295,8 @@ class CompiledStep:
 
         def fn(*flat):
             return self._run_traced(spec, flat[:k], flat[k:])
-        donate = tuple(i for i, m in enumerate(spec.mask) if m)
-        # NOTE [Rounding in fused programs]: the options at the top level only (JAX refuses
-        # them on a jit nested in another trace)
-        top = jax.jit(fn, donate_argnums=donate, compiler_options=_precision.FUSED_OPTIONS)
-        nested = jax.jit(fn, donate_argnums=donate)
-        return lambda *a: (top if _top_level() else nested)(*a)
+        # NOTE [Rounding in fused programs]
+        return FusedJit(fn, donate_argnums=tuple(i for i, m in enumerate(spec.mask) if m))
 
     def _run_traced(self, spec, arrays, dyn_leaves):
         tensors, n = self._tensors, spec.n

@@ -457,29 +457,37 @@ class DeferredJit:
         return 0 if self._jitted is None else self._jitted._cache_size()
 
 
-_core = importlib.import_module("jax._src.core")  # a JAX internal: the trace context
+try:  # trace_ctx.is_top_level's test, without its two property calls (70 of 140 ns)
+    _core = importlib.import_module("jax._src.core")  # a JAX internal: the trace context
+    _trace_ref, _axis_env = _core.trace_state_strong_ref, _core.axis_env_state
+    _eval_trace, _top_axis_env = _core.eval_trace, _core.top_axis_env
+    _core.trace_ctx.is_top_level  # the test this one stands for
 
-
-def top_level():
-    """Whether no JAX trace is under way (a call is not nested in another program)."""
-    return _core.trace_ctx.is_top_level()
+    def top_level():
+        """Whether no JAX trace is under way (a call is not nested in another program)."""
+        return _trace_ref.value is _eval_trace and _axis_env.value is _top_axis_env
+except AttributeError:  # another JAX: taken as nested (no device constants, no options)
+    def top_level():
+        return False
 
 
 class FusedJit(DeferredJit):
-    """A :class:`DeferredJit` of a whole program (a lazy segment, a group's backward)
-    compiled with ``FUSED_OPTIONS`` (NOTE [Rounding in fused programs]); called inside
-    another trace, where JAX refuses compiler options, it is inlined as a plain jit."""
+    """A :class:`DeferredJit` of a whole program (a lazy segment, a group's backward, a
+    wgrad.compile step; ``jit_kwargs`` for jax.jit) compiled with ``FUSED_OPTIONS`` (NOTE
+    [Rounding in fused programs]); called inside another trace, where JAX refuses compiler
+    options, it runs as a plain jit."""
 
     __slots__ = ()
 
-    def __init__(self, fun):
-        super().__init__(fun, compiler_options=_precision.FUSED_OPTIONS)
+    def __init__(self, fun, **jit_kwargs):
+        super().__init__(fun, compiler_options=_precision.FUSED_OPTIONS, **jit_kwargs)
 
     def __call__(self, *args, **kwargs):
         if not top_level():
             j = self.__dict__.get("_inner")
             if j is None:
-                j = self._inner = jax.jit(self.fun)
+                kw = {k: v for k, v in self._kw.items() if k != "compiler_options"}
+                j = self._inner = jax.jit(self.fun, **kw)
             return j(*args, **kwargs)
         j = self._jitted
         if j is None:

@@ -35,7 +35,6 @@ import inspect
 
 import jax
 import jax.extend.core as _jex_core
-from jax._src import core as _jax_internal_core  # the trace context, see device_constant
 import jax.numpy as jnp
 
 from .._tensor import Tensor, _make
@@ -400,7 +399,7 @@ class Primitive:
 
     def _build_kernel(self, attrs, needs, in_meta, out_meta):
         names = self._names_to_save(needs)
-        reduced = {m[1] for m in in_meta + (out_meta or ()) if m is not None} & _REDUCED_SET
+        reduced = {m[1] for m in in_meta + (out_meta or ()) if m is not None} & _REDUCED
         up = self.name in _OPMATH_BACKWARD and reduced and not (
             self.name == "sigmoid" and _F16 in reduced)  # torch's float16 one: step by step
 
@@ -449,11 +448,11 @@ _UNKNOWN = object()
 # formulas of the primitives in ``_OPMATH_BACKWARD`` (torch: one backward kernel each) run
 # over float32 copies of their gradients and saved values, each input's gradient rounded
 # once (``_post``); the others, like torch's composite formulas, round op by op, and ops
-# wgrad composes from several primitives (hypot) round between them (docs/differences.md). XLA's GPU backend computes float16 natively; there too the
-# primitives named here compute in float32, as torch's CUDA kernels do.
-_REDUCED = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))
+# wgrad composes from several primitives round between them (docs/differences.md). XLA's
+# GPU backend computes float16 natively; there too these primitives compute in float32,
+# as torch's CUDA kernels do.
+_REDUCED = frozenset([jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)])
 _F32, _F16 = jnp.dtype(jnp.float32), jnp.dtype(jnp.float16)
-_REDUCED_SET = frozenset(_REDUCED)
 _OPMATH = frozenset([
     "add", "add_scalar", "sub", "rsub", "mul", "mul_scalar", "div", "addcmul", "addcdiv",
     "lerp", "sigmoid", "silu", "gelu", "softplus", "elu", "celu", "mish", "log_sigmoid",
@@ -949,17 +948,7 @@ def _wrap(v):
 # captured constant of every kernel traced over it.
 _CONSTS = {}
 _CONSTS_MAX = 1024
-try:  # trace_ctx.is_top_level's test, without its two property calls (70 of 140 ns)
-    _trace_ref = _jax_internal_core.trace_state_strong_ref
-    _axis_env = _jax_internal_core.axis_env_state
-    _eval_trace, _top_axis_env = _jax_internal_core.eval_trace, _jax_internal_core.top_axis_env
-    _jax_internal_core.trace_ctx.is_top_level  # the test this one stands for
-
-    def _top_level():
-        return _trace_ref.value is _eval_trace and _axis_env.value is _top_axis_env
-except AttributeError:  # another JAX: no constants, Python numbers go to jit as before
-    def _top_level():
-        return False
+_top_level = _lazy_disk.top_level  # NOTE [Python scalars as device constants]
 _NUMBER = (int, float, complex)  # bool is an int
 
 

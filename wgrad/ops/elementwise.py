@@ -16,7 +16,7 @@ from .._autograd.grad_mode import _state
 from .._autograd.lazy_mode import state as _lazy_state
 from .._tensor import Tensor, _make
 from ._lazy import raw as _raw
-from ._out import _CPP, apply_out, no_derivative_formula
+from ._out import _CPP, apply_out, kind as _kind, no_derivative_formula
 from ._primitive import Primitive, check_broadcast, device_constant, holomorphic, lazy_fast
 from ._promote import check_number, float_dtype, overflow, result_type
 from ._views import conj_bits
@@ -131,6 +131,8 @@ _mul = Primitive(
     "mul", lambda self, other, *, dtype: _c(self, dtype) * _c(other, dtype),
     self=holomorphic(lambda other: other),
     other=holomorphic(lambda self: self))
+
+
 def _c10_complex_div(x, y):
     """``x / y`` for complex64 as torch's CPU kernels compute it: c10::complex's division
     (Smith's scaling) with its multiply-adds fused, the fused ones emulated in float64
@@ -155,27 +157,22 @@ def _c10_complex_div(x, y):
         return (p.astype(f64) * q.astype(f64) + r.astype(f64)).astype(p.dtype)
 
     big = jnp.abs(c) >= jnp.abs(d)
-    # with |c| >= |d| the roles of (c, d) and (a, b) are those of the |c| < |d| form
-    # swapped: one formula over (p, q) = (c, d) or (d, c)
+    # the |c| < |d| form is the other with c and d swapped: one ratio and scale for both
     p, q = jnp.where(big, c, d), jnp.where(big, d, c)
-    u, v = jnp.where(big, a, b), jnp.where(big, b, a)
     rat = q / p
     scl = 1 / fma(q, rat, p)
     re = jnp.where(big, fma(b, rat, a), fma(a, rat, b)) * scl
     im = jnp.where(big, fma(-a, rat, b), fma(b, rat, -a)) * scl
-    del u, v
     zero = (c == 0) & (d == 0)
     re = jnp.where(zero, a / jnp.abs(c), re)
     im = jnp.where(zero, b / jnp.abs(d), im)
     return jax.lax.complex(re, im)
 
 
-def _true_div(self, other, *, dtype):
-    a, b = _c(self, dtype), _c(other, dtype)
-    if a.dtype == jnp.complex64 and jax.default_backend() == "cpu":
-        return _c10_complex_div(a, b)
-    shape = jnp.broadcast_shapes(a.shape, b.shape)
-    if b.shape != shape and jnp.issubdtype(b.dtype, jnp.floating):
+def true_quotient(a, b):
+    """``a / b`` for real arrays, a true quotient also where ``b`` broadcasts."""
+    shape = jnp.broadcast_shapes(jnp.shape(a), jnp.shape(b))
+    if jnp.shape(b) != shape and jnp.issubdtype(b.dtype, jnp.floating):
         # NOTE [Division by a broadcast divisor]
         # XLA rewrites ``a / broadcast(b)`` as ``a * broadcast(1 / b)``: a float32 tensor
         # divided by a number or a smaller tensor then differed from torch's quotient by
@@ -183,6 +180,13 @@ def _true_div(self, other, *, dtype):
         # (the broadcast divisor is materialized: ~40 us per 20,000 float32 on CPU).
         b = jax.lax.optimization_barrier(jnp.broadcast_to(b, shape))
     return a / b
+
+
+def _true_div(self, other, *, dtype):
+    a, b = _c(self, dtype), _c(other, dtype)
+    if a.dtype == jnp.complex64 and jax.default_backend() == "cpu":
+        return _c10_complex_div(a, b)
+    return true_quotient(a, b)
 
 
 _div = Primitive(
@@ -435,6 +439,8 @@ _rpow = Primitive("pow", _pow_fwd, node_name="PowBackward2", exponent=_pow_expon
 # and exact for complex bases. Only integral exponents of modest size take this
 # path: each distinct value is its own compiled kernel.
 _MAX_STATIC_EXPONENT = 64
+
+
 def _pow_int_fwd(self, *, dtype, exponent):
     x = _c(self, dtype)
     if x.dtype == jnp.float16 or x.dtype == jnp.bfloat16 and exponent not in (3, -2):
@@ -528,6 +534,8 @@ atanh = _unary("atanh", jnp.arctanh, holomorphic(lambda self: -self * self + 1, 
 sinh = _unary("sinh", jnp.sinh, holomorphic(lambda self: self.cosh()))
 cosh = _unary("cosh", jnp.cosh, holomorphic(lambda self: self.sinh()))
 tanh = _unary("tanh", jnp.tanh, holomorphic(lambda result: 1 - result * result))
+
+
 def _sigmoid_grad(grad, result):
     if result.is_complex():
         return grad * (result * (1 - result)).conj()
@@ -583,14 +591,9 @@ def _kernel_rejects(name, kinds, *tensors):
     whose dtype kind (numpy's: "b" bool, "u"/"i" integers, "c" complex, "f" floats) is in
     ``kinds``."""
     for t in tensors:
-        if isinstance(t, Tensor) and _kind(t.dtype) in kinds:
+        if isinstance(t, Tensor) and _kind(t.dtype.np) in kinds:
             raise NotImplementedError(f'"{name}" not implemented for '
                                       f"'{t.dtype.scalar_name}'")
-
-
-def _kind(d):
-    return "b" if d is D.bool else "c" if d.is_complex else "f" if d.is_floating_point \
-        else "u" if d is D.uint8 else "i"
 
 
 def _floating_only(name, *tensors):
@@ -1705,15 +1708,15 @@ floor = _rounding("floor", jnp.floor)
 ceil = _rounding("ceil", jnp.ceil)
 trunc = _rounding("trunc", jnp.trunc)
 _round_plain = _rounding("round", jnp.round)
+
+
 def _round_dec_fwd(self, *, decimals):
     # torch's nearbyint(x * 10**d) / 10**d (d > 0), nearbyint(x / 10**-d) * 10**-d (d < 0),
-    # each division a true one (NOTE [Division by a broadcast divisor]: as a product with
-    # the reciprocal, 27% of float32 values differed)
-    ten = jax.lax.optimization_barrier(
-        jnp.broadcast_to(jnp.asarray(10.0 ** builtins.abs(decimals), self.dtype), self.shape))
+    # each division a true one (as a product with the reciprocal, 27% of float32 differed)
+    ten = jnp.asarray(10.0 ** builtins.abs(decimals), self.dtype)
     if decimals > 0:
-        return jnp.round(self * ten) / ten
-    return jnp.round(self / ten) * ten
+        return true_quotient(jnp.round(self * ten), ten)
+    return jnp.round(true_quotient(self, ten)) * ten
 
 
 _round_dec = Primitive("round", _round_dec_fwd, node_name="RoundBackward1", self=_zero_grad)

@@ -142,8 +142,7 @@ def divide_by_count(s, n):
     33% of float32 means), the product with ``1 / n`` for complex ``s``, as torch's."""
     if jnp.iscomplexobj(s):
         return s * jnp.asarray(1.0 / n, s.dtype) if n else s / n
-    d = jax.lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(n, s.dtype), s.shape))
-    return s / d
+    return elementwise.true_quotient(s, jnp.asarray(n, s.dtype))
 
 
 def true_mean(x, axis=None, keepdims=False):
