@@ -402,6 +402,7 @@ C, R = np.complex128, np.float64
 GRADS = [
     ("arccos", W.arccos, jnp.arccos, [((3,), -0.8, 0.8)], (C,)),
     ("arctan2", W.arctan2, jnp.arctan2, [((3,), 0.2, 1), ((3,), 0.2, 1)], (R,)),
+    ("hypot", W.hypot, jnp.hypot, [((3,), 0.2, 1), ((3,), -1, -0.2)], (R,)),
     ("subtract", lambda a, b: W.subtract(a, b, alpha=2), lambda a, b: a - 2 * b,
      [((3,), -1, 1)] * 2, (C,)),
     ("divide", W.divide, jnp.divide, [((3,), -1, 1), ((3,), 1, 2)], (C,)),
