@@ -88,3 +88,37 @@ def test_random_module_as_torch():
         c = L.rand(2)
         L.random.set_rng_state(s)
         np.testing.assert_array_equal(c.numpy(), L.rand(2).numpy())
+
+
+def _outcome(T, fn):
+    try:
+        r = fn(T)
+    except Exception as e:  # noqa: BLE001  (the exception is the value compared)
+        return type(e).__name__, str(e)
+    return r
+
+
+SEEDS_AND_SMOOTHING = {
+    "negative_seed": lambda T: T.Generator().manual_seed(-1).initial_seed(),
+    "seed_too_large": lambda T: T.Generator().manual_seed(2 ** 64),
+    "seed_too_small": lambda T: T.Generator().manual_seed(-2 ** 63 - 1),
+    "float_seed": lambda T: T.Generator().manual_seed(1.5),
+    "bool_seed": lambda T: T.Generator().manual_seed(True),
+    "numpy_seed": lambda T: T.Generator().manual_seed(np.int64(3)),
+    "global_float_seed": lambda T: T.manual_seed(2.7).initial_seed(),
+    "global_negative_seed": lambda T: T.manual_seed(-5).initial_seed(),
+    "smoothing_negative": lambda T: round(T.nn.functional.cross_entropy(
+        T.tensor([[1., 2., 0.5]]), T.tensor([1]), label_smoothing=-0.5).item(), 6),
+    "smoothing_two": lambda T: T.nn.functional.cross_entropy(
+        T.tensor([[1., 2.]]), T.tensor([1]), label_smoothing=2.0),
+    "smoothing_fraction": lambda T: T.nn.functional.cross_entropy(
+        T.tensor([[1., 2.]]), T.tensor([1]), label_smoothing=1.25),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEEDS_AND_SMOOTHING))
+def test_seeds_and_label_smoothing_as_torch(name):
+    """Generator seeds as torch's (a negative one wraps modulo 2**64, errors torch's), and
+    cross_entropy's label_smoothing check (a negative one is no smoothing)."""
+    fn = SEEDS_AND_SMOOTHING[name]
+    assert _outcome(wgrad, fn) == _outcome(torch, fn)
